@@ -1,0 +1,107 @@
+// Package cli is the command line of base-context: kong parsing, wiring and exit statuses.
+// Commands get their streams from IO, so tests run them in process.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+)
+
+// Version is set at build time with -ldflags "-X github.com/basecontext/base-context/cli.Version=…".
+var Version = "0.1.0-dev"
+
+// IO is the process's streams, injected so commands can run in tests.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	Getenv func(string) string
+	// StdinIsTerminal reports whether In is an interactive terminal.
+	StdinIsTerminal bool
+}
+
+// CLI is the whole command line.
+type CLI struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	Filter FilterCmd `cmd:"" help:"Stream filters: read JSON lines, write JSON lines."`
+}
+
+// Main runs the command line of the process and returns its exit status.
+func Main() int {
+	// With SIGPIPE delivered to us rather than killing the process, a write to a closed
+	// pipe fails with EPIPE, which ends the command quietly with status 0.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	return Run(os.Args[1:], IO{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv,
+		StdinIsTerminal: isTerminal(os.Stdin),
+	})
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// exitRequest is how kong's --help and --version end a parse.
+type exitRequest struct{ code int }
+
+// NewParser builds the kong parser; exported for tests of the grammar.
+func NewParser(cli *CLI, streams IO) (*kong.Kong, error) {
+	return kong.New(cli,
+		kong.Name("base-context"),
+		kong.Description("A coding agent whose output is a JSON-lines event stream, and filters to reshape that stream."),
+		kong.Writers(streams.Out, streams.Err),
+		kong.Exit(func(code int) { panic(exitRequest{code}) }),
+		kong.Vars{"version": Version},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Bind(&streams),
+	)
+}
+
+// Run parses args, runs the command and returns the exit status.
+func Run(args []string, streams IO) (code int) {
+	if streams.Getenv == nil {
+		streams.Getenv = func(string) string { return "" }
+	}
+	var c CLI
+	parser, err := NewParser(&c, streams)
+	if err != nil {
+		fmt.Fprintf(streams.Err, "error: %v\n", err)
+		return ExitUsage
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			req, ok := r.(exitRequest)
+			if !ok {
+				panic(r)
+			}
+			code = req.code
+			if code != 0 {
+				code = ExitUsage
+			}
+		}
+	}()
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		var pe *kong.ParseError
+		if errors.As(err, &pe) {
+			fmt.Fprintf(streams.Err, "error: %v\n", err)
+			return ExitUsage
+		}
+		fmt.Fprintf(streams.Err, "error: %v\n", err)
+		return ExitUsage
+	}
+	err = ctx.Run()
+	code, msg := exitCode(err)
+	if msg != "" {
+		fmt.Fprintf(streams.Err, "error: %s\n", msg)
+	}
+	return code
+}

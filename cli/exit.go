@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"errors"
+	"syscall"
+)
+
+// Exit statuses (events.md "Exit status"). One table, used by every command.
+const (
+	ExitOK          = 0   // the run completed / the filter had nothing to report
+	ExitFailure     = 1   // the run failed, or a filter met invalid input
+	ExitUsage       = 2   // bad flags or arguments, startup errors
+	ExitLimit       = 3   // an autonomous run was stopped by a limit
+	ExitGate        = 4   // a gate failed or never ran
+	ExitInterrupted = 130 // SIGINT
+	ExitTerminated  = 143 // SIGTERM
+)
+
+// ExitError carries an exit status and the message printed as "error: <msg>" on stderr.
+// An empty message prints nothing (the reason was already reported).
+type ExitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitError) Error() string { return e.Msg }
+
+// Fail returns an error that exits with code, printing msg.
+func Fail(code int, msg string) error { return &ExitError{Code: code, Msg: msg} }
+
+// exitCode maps an error to the status the process exits with. A broken pipe downstream
+// means the reader has what it wanted: that is success, and quiet.
+func exitCode(err error) (code int, msg string) {
+	if err == nil {
+		return ExitOK, ""
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		return ExitOK, ""
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code, ee.Msg
+	}
+	return ExitFailure, err.Error()
+}

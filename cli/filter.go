@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/stages"
+)
+
+// FilterCmd is the group of stream filters. Each one is a stage of the agent's own output
+// chain, run here over lines read from files or stdin.
+type FilterCmd struct {
+	Deltas DeltasCmd `cmd:"" help:"Convert the full form of a stream to the delta form (what --json-deltas writes)."`
+	Expand ExpandCmd `cmd:"" help:"Convert the delta form of a stream back to the full form."`
+}
+
+// FilterIO is the flag group every filter shares.
+type FilterIO struct {
+	Files       []string `arg:"" optional:"" type:"path" help:"Input files, read in order as one stream (default: stdin; - is stdin)."`
+	Output      string   `short:"o" type:"path" placeholder:"FILE" help:"Write to FILE instead of stdout (replaced atomically when the filter ends)."`
+	SkipInvalid bool     `help:"Drop lines that are not JSON objects instead of passing them through (they are still reported)."`
+}
+
+// DeltasCmd is `filter deltas`.
+type DeltasCmd struct {
+	FilterIO
+}
+
+// Run runs the filter.
+func (c *DeltasCmd) Run(streams *IO) error { return c.run(streams, stages.NewDeltas()) }
+
+// ExpandCmd is `filter expand`.
+type ExpandCmd struct {
+	FilterIO
+}
+
+// Run runs the filter.
+func (c *ExpandCmd) Run(streams *IO) error { return c.run(streams, stages.NewExpand()) }
+
+// run feeds the inputs through st. Invalid lines are reported as they are met and make the
+// filter exit 1 at the end, once everything else has been written.
+func (fio *FilterIO) run(streams *IO, st stages.Stage) (err error) {
+	inputs, closeInputs, err := fio.open(streams)
+	if err != nil {
+		return err
+	}
+	defer closeInputs()
+
+	out, commit, err := openOutput(fio.Output, streams.Out)
+	if err != nil {
+		return err
+	}
+	defer func() { err = commit(err) }()
+
+	stats, err := stages.Run(inputs, codec.NewLineWriter(out), st, stages.RunOptions{
+		SkipInvalid: fio.SkipInvalid,
+		Report:      func(msg string) { fmt.Fprintln(streams.Err, msg) },
+	})
+	if err != nil {
+		return err
+	}
+	if stats.Invalid > 0 {
+		return Fail(ExitFailure, fmt.Sprintf("%d of %d lines were not JSON objects", stats.Invalid, stats.Lines))
+	}
+	return nil
+}
+
+func (fio *FilterIO) open(streams *IO) ([]stages.Input, func(), error) {
+	if len(fio.Files) == 0 {
+		return []stages.Input{{Name: "-", Reader: streams.In}}, func() {}, nil
+	}
+	var inputs []stages.Input
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for _, name := range fio.Files {
+		if name == "-" {
+			inputs = append(inputs, stages.Input{Name: "-", Reader: streams.In})
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			closeAll()
+			return nil, nil, Fail(ExitUsage, err.Error())
+		}
+		files = append(files, f)
+		inputs = append(inputs, stages.Input{Name: name, Reader: f})
+	}
+	return inputs, closeAll, nil
+}
+
+// openOutput returns where to write: stdout, or a temporary file beside path that commit
+// renames over path on success, so that path is never left half-written.
+func openOutput(path string, stdout io.Writer) (io.Writer, func(error) error, error) {
+	if path == "" || path == "-" {
+		return stdout, func(err error) error { return err }, nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, nil, Fail(ExitUsage, err.Error())
+	}
+	commit := func(err error) error {
+		cerr := tmp.Close()
+		if err == nil {
+			err = cerr
+		}
+		if _, ok := err.(*ExitError); err == nil || ok {
+			// A complete output (even one with reported bad lines) replaces the file.
+			if rerr := os.Rename(tmp.Name(), path); rerr != nil {
+				os.Remove(tmp.Name())
+				return rerr
+			}
+			return err
+		}
+		os.Remove(tmp.Name())
+		return err
+	}
+	return tmp, commit, nil
+}

@@ -1,0 +1,415 @@
+package codec
+
+import "encoding/json"
+
+// Event is one line of the stream.
+type Event interface {
+	Encoder
+	EventType() string
+}
+
+// Event type names.
+const (
+	TypeSession             = "session"
+	TypeAgentStart          = "agent_start"
+	TypeAgentEnd            = "agent_end"
+	TypeTurnStart           = "turn_start"
+	TypeTurnEnd             = "turn_end"
+	TypeMessageStart        = "message_start"
+	TypeMessageUpdate       = "message_update"
+	TypeMessageEnd          = "message_end"
+	TypeToolExecutionStart  = "tool_execution_start"
+	TypeToolExecutionUpdate = "tool_execution_update"
+	TypeToolExecutionEnd    = "tool_execution_end"
+	TypeSessionActionUpdate = "session_action_update"
+	TypeCompactionStart     = "compaction_start"
+	TypeCompactionEnd       = "compaction_end"
+	TypeAutoRetryStart      = "auto_retry_start"
+	TypeAutoRetryEnd        = "auto_retry_end"
+)
+
+// Header is the session header, the first line of the stream and of the session file.
+type Header struct {
+	Version       int64
+	ID            string
+	Timestamp     string
+	Cwd           string
+	ParentSession string
+}
+
+// AgentStart opens one run of the agent loop.
+type AgentStart struct{}
+
+// AgentEnd closes it; Messages holds every message the run added.
+type AgentEnd struct{ Messages []Message }
+
+// TurnStart opens one turn.
+type TurnStart struct{}
+
+// TurnEnd closes a turn with its assistant message and tool results.
+type TurnEnd struct {
+	Message     Message
+	ToolResults []*ToolResultMessage
+}
+
+// MessageStart and MessageEnd carry a full message. MessageID is set (non-zero) in the
+// delta form on assistant messages only.
+type MessageStart struct {
+	MessageID int64
+	Message   Message
+}
+
+// MessageEnd: see MessageStart.
+type MessageEnd struct {
+	MessageID int64
+	Message   Message
+}
+
+// MessageUpdate is one streaming update of an assistant message. In the full form Message
+// is the snapshot (and Update.Partial the same); in the delta form both are nil and
+// MessageID is set.
+type MessageUpdate struct {
+	MessageID int64
+	Update    *AssistantMessageEvent
+	Message   *AssistantMessage
+}
+
+// Streaming update types.
+const (
+	UpdateTextStart     = "text_start"
+	UpdateTextDelta     = "text_delta"
+	UpdateTextEnd       = "text_end"
+	UpdateThinkingStart = "thinking_start"
+	UpdateThinkingDelta = "thinking_delta"
+	UpdateThinkingEnd   = "thinking_end"
+	UpdateToolCallStart = "toolcall_start"
+	UpdateToolCallDelta = "toolcall_delta"
+	UpdateToolCallEnd   = "toolcall_end"
+)
+
+// AssistantMessageEvent is the nested update of a message_update. Which of Delta, Content and
+// ToolCall is written depends on Type; ToolCall on a toolcall_start is written only in the
+// delta form (Partial nil), as {id, name}.
+type AssistantMessageEvent struct {
+	Type         string
+	ContentIndex int64
+	Delta        string
+	Content      string
+	ToolCall     *ToolCall
+	Partial      *AssistantMessage
+}
+
+// ToolResult is a tool's result or partial result as tool execution events carry it.
+type ToolResult struct {
+	Content []Content
+	Details json.RawMessage
+}
+
+// ToolExecutionStart: a tool call begins to run.
+type ToolExecutionStart struct {
+	ToolCallID string
+	ToolName   string
+	Args       json.RawMessage
+}
+
+// ToolExecutionUpdate: output so far of a running tool.
+type ToolExecutionUpdate struct {
+	ToolCallID    string
+	ToolName      string
+	Args          json.RawMessage
+	PartialResult ToolResult
+}
+
+// ToolExecutionEnd: a tool call finished.
+type ToolExecutionEnd struct {
+	ToolCallID string
+	ToolName   string
+	Result     ToolResult
+	IsError    bool
+}
+
+// ActiveAction is the scheduler's current work.
+type ActiveAction struct {
+	Kind  string // turn | session_command
+	Phase string // preparing | running
+	Label string
+}
+
+// SessionActions is the projection of queued and active actions.
+type SessionActions struct {
+	QueuedCount int64
+	Steering    []string
+	FollowUps   []string
+	Active      *ActiveAction
+}
+
+// SessionActionUpdate reports a change of queued or active actions.
+type SessionActionUpdate struct{ Actions SessionActions }
+
+// CompactionResult describes a finished compaction.
+type CompactionResult struct {
+	Summary          string
+	FirstKeptEntryID string
+	TokensBefore     int64
+	Details          json.RawMessage
+}
+
+// CompactionStart opens a compaction.
+type CompactionStart struct{ Reason string }
+
+// CompactionEnd closes it; Result is nil when it failed.
+type CompactionEnd struct {
+	Reason       string
+	Result       *CompactionResult
+	Aborted      bool
+	WillRetry    bool
+	ErrorMessage string
+}
+
+// AutoRetryStart announces a retry after a transient failure.
+type AutoRetryStart struct {
+	Attempt      int64
+	MaxAttempts  int64
+	DelayMs      int64
+	ErrorMessage string
+}
+
+// AutoRetryEnd closes a retry sequence.
+type AutoRetryEnd struct {
+	Success    bool
+	Attempt    int64
+	FinalError string
+}
+
+func (*Header) EventType() string              { return TypeSession }
+func (*AgentStart) EventType() string          { return TypeAgentStart }
+func (*AgentEnd) EventType() string            { return TypeAgentEnd }
+func (*TurnStart) EventType() string           { return TypeTurnStart }
+func (*TurnEnd) EventType() string             { return TypeTurnEnd }
+func (*MessageStart) EventType() string        { return TypeMessageStart }
+func (*MessageUpdate) EventType() string       { return TypeMessageUpdate }
+func (*MessageEnd) EventType() string          { return TypeMessageEnd }
+func (*ToolExecutionStart) EventType() string  { return TypeToolExecutionStart }
+func (*ToolExecutionUpdate) EventType() string { return TypeToolExecutionUpdate }
+func (*ToolExecutionEnd) EventType() string    { return TypeToolExecutionEnd }
+func (*SessionActionUpdate) EventType() string { return TypeSessionActionUpdate }
+func (*CompactionStart) EventType() string     { return TypeCompactionStart }
+func (*CompactionEnd) EventType() string       { return TypeCompactionEnd }
+func (*AutoRetryStart) EventType() string      { return TypeAutoRetryStart }
+func (*AutoRetryEnd) EventType() string        { return TypeAutoRetryEnd }
+
+func beginEvent(dst []byte, typ string) object {
+	o := beginObject(dst)
+	o.str("type", typ)
+	return o
+}
+
+func (e *Header) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeSession)
+	o.int("version", e.Version)
+	o.str("id", e.ID)
+	o.str("timestamp", e.Timestamp)
+	o.str("cwd", e.Cwd)
+	o.optStr("parentSession", e.ParentSession)
+	return o.end()
+}
+
+func (e *AgentStart) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeAgentStart)
+	return o.end()
+}
+
+func (e *AgentEnd) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeAgentEnd)
+	o.key("messages")
+	o.b = AppendMessages(o.b, e.Messages)
+	return o.end()
+}
+
+func (e *TurnStart) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeTurnStart)
+	return o.end()
+}
+
+func (e *TurnEnd) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeTurnEnd)
+	o.key("message")
+	o.b = e.Message.AppendJSON(o.b)
+	o.key("toolResults")
+	o.b = AppendMessages(o.b, e.ToolResults)
+	return o.end()
+}
+
+func appendMessageEvent(dst []byte, typ string, id int64, m Message) []byte {
+	o := beginEvent(dst, typ)
+	if id != 0 {
+		o.int("messageId", id)
+	}
+	o.key("message")
+	o.b = m.AppendJSON(o.b)
+	return o.end()
+}
+
+func (e *MessageStart) AppendJSON(dst []byte) []byte {
+	return appendMessageEvent(dst, TypeMessageStart, e.MessageID, e.Message)
+}
+
+func (e *MessageEnd) AppendJSON(dst []byte) []byte {
+	return appendMessageEvent(dst, TypeMessageEnd, e.MessageID, e.Message)
+}
+
+func (e *MessageUpdate) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeMessageUpdate)
+	if e.MessageID != 0 {
+		o.int("messageId", e.MessageID)
+	}
+	o.key("assistantMessageEvent")
+	o.b = e.Update.AppendJSON(o.b)
+	if e.Message != nil {
+		o.key("message")
+		o.b = e.Message.AppendJSON(o.b)
+	}
+	return o.end()
+}
+
+func (e *AssistantMessageEvent) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("type", e.Type)
+	o.int("contentIndex", e.ContentIndex)
+	switch e.Type {
+	case UpdateTextDelta, UpdateThinkingDelta, UpdateToolCallDelta:
+		o.str("delta", e.Delta)
+	case UpdateTextEnd, UpdateThinkingEnd:
+		o.str("content", e.Content)
+	case UpdateToolCallEnd:
+		o.key("toolCall")
+		o.b = e.ToolCall.AppendJSON(o.b)
+	case UpdateToolCallStart:
+		if e.Partial == nil && e.ToolCall != nil {
+			o.key("toolCall")
+			o.b = AppendToolCallRef(o.b, e.ToolCall.ID, e.ToolCall.Name)
+		}
+	}
+	if e.Partial != nil {
+		o.key("partial")
+		o.b = e.Partial.AppendJSON(o.b)
+	}
+	return o.end()
+}
+
+// AppendToolCallRef appends the {id, name} object a delta-form toolcall_start carries.
+func AppendToolCallRef(dst []byte, id, name string) []byte {
+	o := beginObject(dst)
+	o.str("id", id)
+	o.str("name", name)
+	return o.end()
+}
+
+func (r *ToolResult) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.key("content")
+	o.b = AppendContents(o.b, r.Content)
+	o.optRaw("details", r.Details)
+	return o.end()
+}
+
+func (e *ToolExecutionStart) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeToolExecutionStart)
+	o.str("toolCallId", e.ToolCallID)
+	o.str("toolName", e.ToolName)
+	o.raw("args", e.Args, "{}")
+	return o.end()
+}
+
+func (e *ToolExecutionUpdate) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeToolExecutionUpdate)
+	o.str("toolCallId", e.ToolCallID)
+	o.str("toolName", e.ToolName)
+	o.raw("args", e.Args, "{}")
+	o.key("partialResult")
+	o.b = e.PartialResult.AppendJSON(o.b)
+	return o.end()
+}
+
+func (e *ToolExecutionEnd) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeToolExecutionEnd)
+	o.str("toolCallId", e.ToolCallID)
+	o.str("toolName", e.ToolName)
+	o.key("result")
+	o.b = e.Result.AppendJSON(o.b)
+	o.bool("isError", e.IsError)
+	return o.end()
+}
+
+func appendStrings(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+func (e *SessionActionUpdate) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeSessionActionUpdate)
+	o.key("actions")
+	a := beginObject(o.b)
+	a.int("queuedCount", e.Actions.QueuedCount)
+	a.key("steering")
+	a.b = appendStrings(a.b, e.Actions.Steering)
+	a.key("followUps")
+	a.b = appendStrings(a.b, e.Actions.FollowUps)
+	if act := e.Actions.Active; act != nil {
+		a.key("active")
+		x := beginObject(a.b)
+		x.str("kind", act.Kind)
+		x.str("phase", act.Phase)
+		x.optStr("label", act.Label)
+		a.b = x.end()
+	}
+	o.b = a.end()
+	return o.end()
+}
+
+func (e *CompactionStart) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeCompactionStart)
+	o.str("reason", e.Reason)
+	return o.end()
+}
+
+func (e *CompactionEnd) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeCompactionEnd)
+	o.str("reason", e.Reason)
+	if r := e.Result; r != nil {
+		o.key("result")
+		x := beginObject(o.b)
+		x.str("summary", r.Summary)
+		x.str("firstKeptEntryId", r.FirstKeptEntryID)
+		x.int("tokensBefore", r.TokensBefore)
+		x.optRaw("details", r.Details)
+		o.b = x.end()
+	}
+	o.bool("aborted", e.Aborted)
+	o.bool("willRetry", e.WillRetry)
+	o.optStr("errorMessage", e.ErrorMessage)
+	return o.end()
+}
+
+func (e *AutoRetryStart) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeAutoRetryStart)
+	o.int("attempt", e.Attempt)
+	o.int("maxAttempts", e.MaxAttempts)
+	o.int("delayMs", e.DelayMs)
+	o.str("errorMessage", e.ErrorMessage)
+	return o.end()
+}
+
+func (e *AutoRetryEnd) AppendJSON(dst []byte) []byte {
+	o := beginEvent(dst, TypeAutoRetryEnd)
+	o.bool("success", e.Success)
+	o.int("attempt", e.Attempt)
+	o.optStr("finalError", e.FinalError)
+	return o.end()
+}

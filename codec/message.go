@@ -1,0 +1,318 @@
+package codec
+
+import "encoding/json"
+
+// Content is one content block of a message: *TextContent, *ThinkingContent,
+// *ImageContent or *ToolCall.
+type Content interface {
+	Encoder
+	ContentType() string
+}
+
+// TextContent is a text block.
+type TextContent struct {
+	Text          string
+	TextSignature string
+}
+
+// ThinkingContent is a thinking (reasoning) block.
+type ThinkingContent struct {
+	Thinking          string
+	ThinkingSignature string
+	Redacted          bool
+}
+
+// ImageContent is a base64 image block.
+type ImageContent struct {
+	Data     string
+	MimeType string
+}
+
+// ToolCall is a tool call block. Arguments is an encoded JSON object. While the call is
+// still streaming, Arguments is nil and ArgsSoFar holds the fragments received; the block
+// then encodes PartialObject(ArgsSoFar), computed only if the block is encoded at all.
+type ToolCall struct {
+	ID               string
+	Name             string
+	Arguments        json.RawMessage
+	ThoughtSignature string
+	ArgsSoFar        []byte
+}
+
+func (*TextContent) ContentType() string     { return "text" }
+func (*ThinkingContent) ContentType() string { return "thinking" }
+func (*ImageContent) ContentType() string    { return "image" }
+func (*ToolCall) ContentType() string        { return "toolCall" }
+
+func (c *TextContent) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("type", "text")
+	o.str("text", c.Text)
+	o.optStr("textSignature", c.TextSignature)
+	return o.end()
+}
+
+func (c *ThinkingContent) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("type", "thinking")
+	o.str("thinking", c.Thinking)
+	o.optStr("thinkingSignature", c.ThinkingSignature)
+	if c.Redacted {
+		o.bool("redacted", true)
+	}
+	return o.end()
+}
+
+func (c *ImageContent) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("type", "image")
+	o.str("data", c.Data)
+	o.str("mimeType", c.MimeType)
+	return o.end()
+}
+
+func (c *ToolCall) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("type", "toolCall")
+	o.str("id", c.ID)
+	o.str("name", c.Name)
+	o.key("arguments")
+	if c.Arguments != nil {
+		o.b = append(o.b, c.Arguments...)
+	} else {
+		o.b = AppendPartialObject(o.b, UnsafeString(c.ArgsSoFar))
+	}
+	o.optStr("thoughtSignature", c.ThoughtSignature)
+	return o.end()
+}
+
+// AppendContents appends a JSON array of content blocks.
+func AppendContents(dst []byte, cs []Content) []byte {
+	dst = append(dst, '[')
+	for i, c := range cs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = c.AppendJSON(dst)
+	}
+	return append(dst, ']')
+}
+
+// Message is one AgentMessage, told apart by Role.
+type Message interface {
+	Encoder
+	Role() string
+}
+
+// UserMessage is a prompt. Content is a plain string when Blocks is nil.
+type UserMessage struct {
+	Text      string
+	Blocks    []Content
+	Timestamp int64
+}
+
+// Cost is the price of a Usage in dollars.
+type Cost struct {
+	Input, Output, CacheRead, CacheWrite, Total float64
+}
+
+// Usage counts the tokens of one assistant message.
+type Usage struct {
+	Input, Output, CacheRead, CacheWrite, TotalTokens int64
+	Cost                                              Cost
+}
+
+// Stop reasons of an assistant message.
+const (
+	StopReasonStop    = "stop"
+	StopReasonLength  = "length"
+	StopReasonToolUse = "toolUse"
+	StopReasonError   = "error"
+	StopReasonAborted = "aborted"
+)
+
+// AssistantMessage is a model response.
+type AssistantMessage struct {
+	Content      []Content
+	API          string
+	Provider     string
+	Model        string
+	Usage        Usage
+	StopReason   string
+	ErrorMessage string
+	Timestamp    int64
+	ResponseID   string
+}
+
+// ToolResultMessage carries a tool's result back to the model.
+type ToolResultMessage struct {
+	ToolCallID string
+	ToolName   string
+	Content    []Content
+	Details    json.RawMessage
+	IsError    bool
+	Timestamp  int64
+}
+
+// BashExecutionMessage records a command the user ran directly.
+type BashExecutionMessage struct {
+	Command            string
+	Output             string
+	ExitCode           *int64
+	Cancelled          bool
+	Truncated          bool
+	FullOutputPath     string
+	ExcludeFromContext *bool
+	Timestamp          int64
+}
+
+// CustomMessage is an extension-defined message. Content is encoded JSON (string or blocks).
+type CustomMessage struct {
+	CustomType string
+	Content    json.RawMessage
+	Display    bool
+	Details    json.RawMessage
+	Timestamp  int64
+}
+
+// BranchSummaryMessage summarises an abandoned branch of a session.
+type BranchSummaryMessage struct {
+	Summary   string
+	FromID    string
+	Timestamp int64
+}
+
+// CompactionSummaryMessage stands in for the messages a compaction summarised.
+type CompactionSummaryMessage struct {
+	Summary      string
+	TokensBefore int64
+	Timestamp    int64
+}
+
+func (*UserMessage) Role() string              { return "user" }
+func (*AssistantMessage) Role() string         { return "assistant" }
+func (*ToolResultMessage) Role() string        { return "toolResult" }
+func (*BashExecutionMessage) Role() string     { return "bashExecution" }
+func (*CustomMessage) Role() string            { return "custom" }
+func (*BranchSummaryMessage) Role() string     { return "branchSummary" }
+func (*CompactionSummaryMessage) Role() string { return "compactionSummary" }
+
+func (m *UserMessage) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("role", "user")
+	o.key("content")
+	if m.Blocks != nil {
+		o.b = AppendContents(o.b, m.Blocks)
+	} else {
+		o.b = AppendString(o.b, m.Text)
+	}
+	o.int("timestamp", m.Timestamp)
+	return o.end()
+}
+
+func (u *Usage) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.int("input", u.Input)
+	o.int("output", u.Output)
+	o.int("cacheRead", u.CacheRead)
+	o.int("cacheWrite", u.CacheWrite)
+	o.int("totalTokens", u.TotalTokens)
+	o.key("cost")
+	c := beginObject(o.b)
+	c.float("input", u.Cost.Input)
+	c.float("output", u.Cost.Output)
+	c.float("cacheRead", u.Cost.CacheRead)
+	c.float("cacheWrite", u.Cost.CacheWrite)
+	c.float("total", u.Cost.Total)
+	o.b = c.end()
+	return o.end()
+}
+
+func (m *AssistantMessage) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("role", "assistant")
+	o.key("content")
+	o.b = AppendContents(o.b, m.Content)
+	o.str("api", m.API)
+	o.str("provider", m.Provider)
+	o.str("model", m.Model)
+	o.key("usage")
+	o.b = m.Usage.AppendJSON(o.b)
+	o.str("stopReason", m.StopReason)
+	o.optStr("errorMessage", m.ErrorMessage)
+	o.int("timestamp", m.Timestamp)
+	o.optStr("responseId", m.ResponseID)
+	return o.end()
+}
+
+func (m *ToolResultMessage) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("role", "toolResult")
+	o.str("toolCallId", m.ToolCallID)
+	o.str("toolName", m.ToolName)
+	o.key("content")
+	o.b = AppendContents(o.b, m.Content)
+	o.optRaw("details", m.Details)
+	o.bool("isError", m.IsError)
+	o.int("timestamp", m.Timestamp)
+	return o.end()
+}
+
+func (m *BashExecutionMessage) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("role", "bashExecution")
+	o.str("command", m.Command)
+	o.str("output", m.Output)
+	if m.ExitCode != nil {
+		o.int("exitCode", *m.ExitCode)
+	}
+	o.bool("cancelled", m.Cancelled)
+	o.bool("truncated", m.Truncated)
+	o.optStr("fullOutputPath", m.FullOutputPath)
+	if m.ExcludeFromContext != nil {
+		o.bool("excludeFromContext", *m.ExcludeFromContext)
+	}
+	o.int("timestamp", m.Timestamp)
+	return o.end()
+}
+
+func (m *CustomMessage) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("role", "custom")
+	o.str("customType", m.CustomType)
+	o.raw("content", m.Content, `""`)
+	o.bool("display", m.Display)
+	o.optRaw("details", m.Details)
+	o.int("timestamp", m.Timestamp)
+	return o.end()
+}
+
+func (m *BranchSummaryMessage) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("role", "branchSummary")
+	o.str("summary", m.Summary)
+	o.str("fromId", m.FromID)
+	o.int("timestamp", m.Timestamp)
+	return o.end()
+}
+
+func (m *CompactionSummaryMessage) AppendJSON(dst []byte) []byte {
+	o := beginObject(dst)
+	o.str("role", "compactionSummary")
+	o.str("summary", m.Summary)
+	o.int("tokensBefore", m.TokensBefore)
+	o.int("timestamp", m.Timestamp)
+	return o.end()
+}
+
+// AppendMessages appends a JSON array of messages.
+func AppendMessages[M Message](dst []byte, ms []M) []byte {
+	dst = append(dst, '[')
+	for i, m := range ms {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = m.AppendJSON(dst)
+	}
+	return append(dst, ']')
+}

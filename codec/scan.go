@@ -1,0 +1,268 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"unicode/utf8"
+)
+
+// A small JSON scanner tuned for the stream's lines, where most bytes sit inside long
+// strings (text, tool output, snapshots): string bodies are crossed eight bytes at a time,
+// or with bytes.IndexByte once a line is known to be valid. gjson walks them a byte at a
+// time, which made validation and lookups most of a filter's cost.
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// hasSpecial reports whether any byte of v is '"', '\\' or a control character (< 0x20).
+func hasSpecial(v uint64) bool {
+	quote := v ^ (lsb * '"')
+	bslash := v ^ (lsb * '\\')
+	zeroQ := (quote - lsb) &^ quote
+	zeroB := (bslash - lsb) &^ bslash
+	ctrl := (v - lsb*0x20) &^ v
+	return (zeroQ|zeroB|ctrl)&msb != 0
+}
+
+// Valid reports whether b is exactly one JSON value, with optional surrounding white space,
+// in valid UTF-8.
+func Valid(b []byte) bool {
+	i, ok := validValue(b, skipSpace(b, 0), 0)
+	return ok && skipSpace(b, i) == len(b) && utf8.Valid(b)
+}
+
+const maxDepth = 10000
+
+func validValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return validString(b, i+1)
+	case c == '{':
+		if depth >= maxDepth {
+			return i, false
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return i, false
+			}
+			var ok bool
+			if i, ok = validString(b, i+1); !ok {
+				return i, false
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return i, false
+			}
+			if i, ok = validValue(b, skipSpace(b, i+1), depth+1); !ok {
+				return i, false
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return i, false
+			}
+			if b[i] == '}' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return i, false
+			}
+			i = skipSpace(b, i+1)
+		}
+	case c == '[':
+		if depth >= maxDepth {
+			return i, false
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = validValue(b, i, depth+1); !ok {
+				return i, false
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return i, false
+			}
+			if b[i] == ']' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return i, false
+			}
+			i = skipSpace(b, i+1)
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		j := i
+		for j < len(b) && (b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E' || (b[j] >= '0' && b[j] <= '9')) {
+			j++
+		}
+		return j, validNumber(UnsafeString(b[i:j]))
+	case c == 't':
+		return i + 4, bytes.HasPrefix(b[i:], []byte("true"))
+	case c == 'f':
+		return i + 5, bytes.HasPrefix(b[i:], []byte("false"))
+	case c == 'n':
+		return i + 4, bytes.HasPrefix(b[i:], []byte("null"))
+	}
+	return i, false
+}
+
+// validString checks a string body starting at i (after the opening quote) and returns the
+// index after the closing quote.
+func validString(b []byte, i int) (int, bool) {
+	for {
+		for i+8 <= len(b) && !hasSpecial(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for ; i < len(b); i++ {
+			c := b[i]
+			if c == '"' {
+				return i + 1, true
+			}
+			if c < 0x20 {
+				return i, false
+			}
+			if c == '\\' {
+				break
+			}
+		}
+		if i >= len(b) {
+			return i, false
+		}
+		// An escape.
+		if i+1 >= len(b) {
+			return i, false
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if i+6 > len(b) {
+				return i, false
+			}
+			for _, h := range b[i+2 : i+6] {
+				if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+					return i, false
+				}
+			}
+			i += 6
+		default:
+			return i, false
+		}
+	}
+}
+
+// The functions below assume valid JSON.
+
+// skipString returns the index after the closing quote of the string whose body starts at i.
+func skipString(b []byte, i int) int {
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		q += i
+		bs := 0
+		for k := q - 1; k >= i && b[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
+}
+
+// skipValue returns the index after the value starting at i.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i+1)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i+1)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	default:
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				return i
+			}
+			i++
+		}
+		return i
+	}
+}
+
+// EachMember calls fn for each member of the object obj (valid JSON) in order, with the
+// key's raw body (between its quotes) and the member's offsets, until fn returns false.
+func EachMember(obj []byte, fn func(key []byte, m Member) bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return
+		}
+		keyStart := i
+		keyEnd := skipString(obj, i+1)
+		i = skipSpace(obj, keyEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		valStart := skipSpace(obj, i+1)
+		valEnd := skipValue(obj, valStart)
+		if !fn(obj[keyStart+1:keyEnd-1], Member{KeyStart: keyStart, ValStart: valStart, ValEnd: valEnd}) {
+			return
+		}
+		i = skipSpace(obj, valEnd)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+// Find returns the first member of obj (valid JSON) named key, matching the key as written.
+func Find(obj []byte, key string) Member {
+	var found Member
+	EachMember(obj, func(k []byte, m Member) bool {
+		if string(k) == key {
+			found = m
+			return false
+		}
+		return true
+	})
+	return found
+}

@@ -1,0 +1,111 @@
+package stages
+
+import (
+	"bytes"
+	"io"
+
+	"github.com/basecontext/base-context/codec"
+)
+
+// Writer adapts a stage to an io.Writer: lines written to it go through the stage and its
+// output goes to dst. Close flushes the stage, treating an unterminated last line as a line.
+type Writer struct {
+	st      Stage
+	out     *codec.LineWriter
+	pending []byte
+	lineNo  int
+	emit    Emit
+}
+
+// NewWriter returns a Writer that sends st's output to dst.
+func NewWriter(st Stage, dst io.Writer) *Writer {
+	w := &Writer{st: st, out: codec.NewLineWriter(dst)}
+	w.emit = func(f *Frame) error { return w.out.WriteLine(f.Line()) }
+	return w
+}
+
+func (w *Writer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(w.pending) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.pending = append(w.pending, p...)
+			return n, nil
+		}
+		w.pending = append(w.pending, p[:i]...)
+		if err := w.push(w.pending); err != nil {
+			return 0, err
+		}
+		w.pending = w.pending[:0]
+		p = p[i+1:]
+	}
+	rest, err := codec.SplitLines(p, w.push)
+	if err != nil {
+		return 0, err
+	}
+	w.pending = append(w.pending, rest...)
+	return n, nil
+}
+
+func (w *Writer) push(line []byte) error {
+	w.lineNo++
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return w.st.Push(LineFrame(line, w.lineNo), w.emit)
+}
+
+// Close pushes an unterminated last line, if any, and flushes the stage.
+func (w *Writer) Close() error {
+	if len(w.pending) > 0 {
+		if err := w.push(w.pending); err != nil {
+			return err
+		}
+		w.pending = nil
+	}
+	return w.st.Flush(w.emit)
+}
+
+// Reader adapts a stage to an io.Reader: reading from it yields st's output for the lines
+// of src.
+type Reader struct {
+	st   Stage
+	lr   *codec.LineReader
+	buf  bytes.Buffer
+	done bool
+	err  error
+	emit Emit
+}
+
+// NewReader returns a Reader of st's output over src.
+func NewReader(src io.Reader, st Stage) *Reader {
+	r := &Reader{st: st, lr: codec.NewLineReader(src)}
+	r.emit = func(f *Frame) error {
+		r.buf.Write(f.Line())
+		r.buf.WriteByte('\n')
+		return nil
+	}
+	return r
+}
+
+func (r *Reader) Read(p []byte) (int, error) {
+	for r.buf.Len() == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		if r.done {
+			return 0, io.EOF
+		}
+		line, err := r.lr.ReadLine()
+		switch {
+		case err == io.EOF:
+			r.done = true
+			r.err = r.st.Flush(r.emit)
+		case err != nil:
+			r.err = err
+		default:
+			r.err = r.st.Push(LineFrame(line, r.lr.Line()), r.emit)
+		}
+	}
+	return r.buf.Read(p)
+}

@@ -1,0 +1,212 @@
+package stages
+
+import (
+	"strconv"
+
+	"github.com/basecontext/base-context/codec"
+)
+
+// Deltas turns the full form of the stream into the delta form (events.md "Delta form"):
+// assistant message_start/update/end gain "messageId" after "type"; message_update loses its
+// "message" snapshot and its event's "partial"; toolcall_start gains "toolCall":{id,name}.
+// Every other line passes through as it came, and a line already in the delta form is left
+// as it is, so the stage is idempotent.
+type Deltas struct {
+	ids messageIDs
+	buf []byte
+}
+
+// NewDeltas returns the delta stage.
+func NewDeltas() *Deltas { return &Deltas{} }
+
+// messageIDs numbers the assistant messages of a stream: a message_start opens the next id,
+// updates and the end belong to the open one, and an update or end with none open (a stream
+// cut before its start) opens one. An id already present in the input is adopted, so that a
+// stream in the delta form keeps its numbers.
+type messageIDs struct {
+	last int64
+	open bool
+}
+
+func (m *messageIDs) next(typ string, present int64) int64 {
+	switch {
+	case present > 0:
+		m.last = present
+	case typ == codec.TypeMessageStart || !m.open:
+		m.last++
+	}
+	m.open = typ != codec.TypeMessageEnd
+	return m.last
+}
+
+func (d *Deltas) Push(f *Frame, emit Emit) error {
+	switch f.Type() {
+	case codec.TypeMessageStart, codec.TypeMessageEnd, codec.TypeMessageUpdate:
+	default:
+		return emit(f)
+	}
+	if f.Event != nil {
+		return emit(d.typed(f))
+	}
+	out, ok := d.raw(f.Line(), f.Type())
+	if !ok {
+		return emit(f)
+	}
+	return emit(f.Edited(out))
+}
+
+func (d *Deltas) Flush(Emit) error { return nil }
+
+// typed converts an event in process, without encoding any snapshot.
+func (d *Deltas) typed(f *Frame) *Frame {
+	switch e := f.Event.(type) {
+	case *codec.MessageStart:
+		if e.Message.Role() == "assistant" {
+			c := *e
+			c.MessageID = d.ids.next(codec.TypeMessageStart, e.MessageID)
+			return EventFrame(&c)
+		}
+	case *codec.MessageEnd:
+		if e.Message.Role() == "assistant" {
+			c := *e
+			c.MessageID = d.ids.next(codec.TypeMessageEnd, e.MessageID)
+			return EventFrame(&c)
+		}
+	case *codec.MessageUpdate:
+		snapshot := e.Message
+		if e.Update.Partial != nil {
+			snapshot = e.Update.Partial
+		}
+		u := *e.Update
+		u.Partial = nil
+		if u.Type == codec.UpdateToolCallStart && u.ToolCall == nil && snapshot != nil {
+			if i := int(u.ContentIndex); i >= 0 && i < len(snapshot.Content) {
+				u.ToolCall, _ = snapshot.Content[i].(*codec.ToolCall)
+			}
+		}
+		return EventFrame(&codec.MessageUpdate{
+			MessageID: d.ids.next(codec.TypeMessageUpdate, e.MessageID),
+			Update:    &u,
+		})
+	}
+	return f
+}
+
+// raw converts an encoded line by splicing; ok is false when the line is left as it is.
+func (d *Deltas) raw(line []byte, typ string) (out []byte, ok bool) {
+	var typM, idM, ameM, msgM codec.Member
+	codec.EachMember(line, func(key []byte, m codec.Member) bool {
+		switch string(key) {
+		case "type":
+			if !typM.Exists() {
+				typM = m
+			}
+		case "messageId":
+			if !idM.Exists() {
+				idM = m
+			}
+		case "assistantMessageEvent":
+			if !ameM.Exists() {
+				ameM = m
+			}
+		case "message":
+			if !msgM.Exists() {
+				msgM = m
+			}
+		}
+		return true
+	})
+	if typ != codec.TypeMessageUpdate {
+		msg := msgM.Raw(line)
+		if !msgM.Exists() || codec.Find(msg, "role").Str(msg) != "assistant" {
+			return nil, false
+		}
+	}
+	var present int64
+	if idM.Exists() {
+		present = idM.Int(line)
+	}
+	id := d.ids.next(typ, present)
+
+	edits := make([]codec.Edit, 0, 3)
+	if present == 0 {
+		edits = append(edits, codec.Edit{Start: typM.ValEnd, End: typM.ValEnd,
+			Text: strconv.AppendInt(append(d.buf[:0], `,"messageId":`...), id, 10)})
+	}
+	if typ == codec.TypeMessageUpdate {
+		if ameM.Exists() && line[ameM.ValStart] == '{' {
+			if e, changed := deltaEvent(line, ameM, msgM); changed {
+				edits = append(edits, e)
+			}
+		}
+		if msgM.Exists() {
+			edits = append(edits, codec.DeleteEdit(line, msgM))
+		}
+	}
+	if len(edits) == 0 {
+		return nil, false
+	}
+	sortEdits(edits)
+	return codec.Splice(make([]byte, 0, 256), line, edits...), true
+}
+
+// deltaEvent is the edit that drops "partial" from the nested event and, on a
+// toolcall_start, adds the started block's {id, name}.
+func deltaEvent(line []byte, ame, msg codec.Member) (codec.Edit, bool) {
+	ev := ame.Raw(line)
+	partial := codec.Lookup(ev, "partial")
+	typ := codec.Lookup(ev, "type").Str(ev)
+	needRef := typ == codec.UpdateToolCallStart && !codec.Lookup(ev, "toolCall").Exists()
+	if !partial.Exists() && !needRef {
+		return codec.Edit{}, false
+	}
+	var text []byte
+	if partial.Exists() {
+		text = codec.Splice(make([]byte, 0, len(ev)-(partial.ValEnd-partial.KeyStart)+64), ev,
+			codec.DeleteEdit(ev, partial))
+	} else {
+		text = append([]byte(nil), ev...)
+	}
+	if needRef {
+		snapshot := partial.Raw(ev)
+		if !partial.Exists() && msg.Exists() {
+			snapshot = msg.Raw(line)
+		}
+		idx := codec.Lookup(ev, "contentIndex").Int(ev)
+		block := codec.Lookup(snapshot, "content."+strconv.FormatInt(idx, 10)).Raw(snapshot)
+		id, name := codec.Find(block, "id"), codec.Find(block, "name")
+		if id.Exists() && name.Exists() {
+			closing := len(text) - 1 // the event object's closing brace
+			ref := append([]byte(nil), text[closing:]...)
+			text = codec.AppendMember(text[:closing], "toolCall", isEmptyObject(text[:closing]))
+			text = append(text, `{"id":`...)
+			text = append(text, id.Raw(block)...)
+			text = append(text, `,"name":`...)
+			text = append(text, name.Raw(block)...)
+			text = append(text, '}')
+			text = append(text, ref...)
+		}
+	}
+	return codec.Edit{Start: ame.ValStart, End: ame.ValEnd, Text: text}, true
+}
+
+func isEmptyObject(open []byte) bool {
+	for i := len(open) - 1; i >= 0; i-- {
+		switch open[i] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+func sortEdits(es []codec.Edit) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].Start < es[j-1].Start; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package stages
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/basecontext/base-context/codec"
+)
+
+// Input is one named source of lines.
+type Input struct {
+	Name   string // for messages: a file name, or "-" / "" for stdin
+	Reader io.Reader
+}
+
+// RunOptions says how Run treats lines that are not JSON objects.
+type RunOptions struct {
+	// SkipInvalid drops invalid lines instead of passing them through. Either way each one
+	// is reported.
+	SkipInvalid bool
+	// Report receives one message per invalid line; nil discards them.
+	Report func(msg string)
+}
+
+// RunStats counts what Run saw.
+type RunStats struct {
+	Lines   int
+	Invalid int
+}
+
+// Run feeds every line of the inputs, in order, as one stream through st and writes what it
+// emits to out. Invalid lines are reported with their file and line number and then passed
+// through in place (or dropped with SkipInvalid); a stage never sees them as events.
+func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunStats, error) {
+	var stats RunStats
+	emit := func(f *Frame) error { return out.WriteLine(f.Line()) }
+	for _, in := range inputs {
+		lr := codec.NewLineReader(in.Reader)
+		for {
+			line, err := lr.ReadLine()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return stats, fmt.Errorf("%s: %w", displayName(in.Name), err)
+			}
+			stats.Lines++
+			f := LineFrame(line, lr.Line())
+			if cerr := f.Check(); cerr != nil {
+				stats.Invalid++
+				if opts.Report != nil {
+					opts.Report(fmt.Sprintf("%s:%d: %v", displayName(in.Name), lr.Line(), cerr))
+				}
+				if opts.SkipInvalid {
+					continue
+				}
+			}
+			if err := st.Push(f, emit); err != nil {
+				return stats, err
+			}
+		}
+	}
+	return stats, st.Flush(emit)
+}
+
+func displayName(name string) string {
+	if name == "" || name == "-" {
+		return "<stdin>"
+	}
+	return name
+}
