@@ -19,8 +19,8 @@ type FilterCmd struct {
 
 // FilterIO is the flag group every filter shares.
 type FilterIO struct {
-	Files       []string `arg:"" optional:"" type:"path" help:"Input files, read in order as one stream (default: stdin; - is stdin)."`
-	Output      string   `short:"o" type:"path" placeholder:"FILE" help:"Write to FILE instead of stdout (replaced atomically when the filter ends)."`
+	Files       []string `arg:"" optional:"" help:"Input files, read in order as one stream (default: stdin; - is stdin)."`
+	Output      string   `short:"o" placeholder:"FILE" help:"Write to FILE instead of stdout (replaced atomically when the filter ends)."`
 	SkipInvalid bool     `help:"Drop lines that are not JSON objects instead of passing them through (they are still reported)."`
 }
 

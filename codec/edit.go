@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"unsafe"
 
@@ -30,6 +31,9 @@ func CheckObject(line []byte) error {
 		return nil
 	}
 	// Slow path, errors only: let encoding/json say where and what.
+	if !utf8.Valid(line) {
+		return errors.New("invalid UTF-8")
+	}
 	var v any
 	err := json.Unmarshal(line, &v)
 	var se *json.SyntaxError

@@ -206,7 +206,7 @@ func (p *partialParser) unicodeEscape(i int) (r rune, n int) {
 					return d, 12
 				}
 			}
-		} else if i+12 > len(p.s) && i+6 < len(p.s) {
+		} else if i+12 > len(p.s) && (i+6 == len(p.s) || p.s[i+6] == '\\') {
 			return 0, 0 // the low half may still be coming
 		}
 		return utf8.RuneError, 6

@@ -1,0 +1,29 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/basecontext/base-context/cli"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// The acceptance tests in testdata/script run the real command line as a separate process:
+// testscript re-executes this test binary as `base-context`.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"base-context": func() { os.Exit(cli.Main()) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "../testdata/script",
+		Setup: func(env *testscript.Env) error {
+			dir, err := filepath.Abs("../testdata")
+			env.Setenv("TESTDATA", dir)
+			return err
+		},
+	})
+}

@@ -1,0 +1,234 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func readAll(t testing.TB, r io.Reader) (lines []string, numbers []int) {
+	t.Helper()
+	lr := NewLineReader(r)
+	for {
+		l, err := lr.ReadLine()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(l))
+		numbers = append(numbers, lr.Line())
+	}
+}
+
+func TestLineReaderFraming(t *testing.T) {
+	in := "a\r\nb\n\n\u2028c\u2029\r\nlast"
+	lines, nums := readAll(t, iotest.OneByteReader(strings.NewReader(in)))
+	want := []string{"a", "b", "", "\u2028c\u2029", "last"}
+	if strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Fatalf("lines %q, want %q", lines, want)
+	}
+	if nums[4] != 5 {
+		t.Fatalf("line numbers %v", nums)
+	}
+}
+
+func TestLineReaderHugeLine(t *testing.T) {
+	huge := bytes.Repeat([]byte("x"), 64<<20)
+	in := io.MultiReader(strings.NewReader("first\n"), bytes.NewReader(huge), strings.NewReader("\r\nafter\n"))
+	lr := NewLineReader(in)
+	l, _ := lr.ReadLine()
+	if string(l) != "first" {
+		t.Fatal(string(l))
+	}
+	l, err := lr.ReadLine()
+	if err != nil || len(l) != len(huge) || !bytes.Equal(l, huge) {
+		t.Fatalf("huge line: %d bytes, %v", len(l), err)
+	}
+	l, _ = lr.ReadLine()
+	if string(l) != "after" || lr.Line() != 3 {
+		t.Fatalf("%q at %d", l, lr.Line())
+	}
+	if _, err := lr.ReadLine(); err != io.EOF {
+		t.Fatal(err)
+	}
+}
+
+func TestLineWriterWritesWholeLines(t *testing.T) {
+	var w writeCounter
+	lw := NewLineWriter(&w)
+	lw.WriteLine([]byte(`{"a":1}`))
+	if w.String() != "{\"a\":1}\n" || w.writes != 1 {
+		t.Fatalf("%q in %d writes", w.String(), w.writes)
+	}
+	big := bytes.Repeat([]byte("y"), maxCopy+1)
+	lw.WriteLine(big)
+	if !bytes.HasSuffix(w.Bytes(), append(big, '\n')) {
+		t.Fatal("big line")
+	}
+}
+
+type writeCounter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *writeCounter) Write(p []byte) (int, error) { w.writes++; return w.Buffer.Write(p) }
+
+func TestAppendStringMatchesJSONStringify(t *testing.T) {
+	cases := map[string]string{
+		"plain":                       `"plain"`,
+		"q\"b\\":                      `"q\"b\\"`,
+		"\n\r\t\b\f":                  `"\n\r\t\b\f"`,
+		"\x00\x1f\x7f":                `"\u0000\u001f` + "\x7f" + `"`,
+		"<a>&'":                       `"<a>&'"`,
+		"\u2028\u2029é😀":              "\"\u2028\u2029é😀\"",
+		"bad\xffutf8":                 "\"bad\ufffdutf8\"",
+		"/slash":                      `"/slash"`,
+		strings.Repeat("abcdefgh", 3): `"` + strings.Repeat("abcdefgh", 3) + `"`,
+	}
+	for in, want := range cases {
+		if got := string(AppendString(nil, in)); got != want {
+			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
+		}
+		var back string
+		if err := json.Unmarshal(AppendString(nil, in), &back); err != nil {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+}
+
+func TestAppendFloatLikeJavaScript(t *testing.T) {
+	cases := map[float64]string{
+		0: "0", 1: "1", -2.5: "-2.5", 1e21: "1e+21",
+		1e20: "100000000000000000000", 0.000001: "0.000001", 0.0000001: "1e-7",
+		0.000105: "0.000105", 123456789.125: "123456789.125", math.Inf(1): "null",
+	}
+	point1, point2 := 0.1, 0.2
+	cases[point1+point2] = "0.30000000000000004"
+	for in, want := range cases {
+		if got := string(AppendFloat(nil, in)); got != want {
+			t.Errorf("AppendFloat(%v) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestPartialObject(t *testing.T) {
+	cases := map[string]string{
+		``:                              `{}`,
+		`{`:                             `{}`,
+		`{"comm`:                        `{}`,
+		`{"command"`:                    `{}`,
+		`{"command": `:                  `{}`,
+		`{"command": "`:                 `{"command":""}`,
+		`{"command": "ls`:               `{"command":"ls"}`,
+		`{"command": "ls\`:              `{"command":"ls"}`,
+		`{"command": "ls\u00`:           `{"command":"ls"}`,
+		`{"command": "ls\u00e9"`:        `{"command":"lsé"}`,
+		`{"command": "a\"b\n"}`:         `{"command":"a\"b\n"}`,
+		`{"n": 12`:                      `{"n":12}`,
+		`{"n": -`:                       `{}`,
+		`{"n": 1.`:                      `{}`,
+		`{"n": 1.5e`:                    `{}`,
+		`{"a": 1, "b": tr`:              `{"a":1}`,
+		`{"a": [1, {"b": [true, nul`:    `{"a":[1,{"b":[true]}]}`,
+		`{"a": 1.50000000000000000001}`: `{"a":1.50000000000000000001}`,
+		` { "x" : { } , "y" : [ ] } `:   `{"x":{},"y":[]}`,
+		`[1,2]`:                         `{}`,
+		`"str"`:                         `{}`,
+		`{"a":1} trailing`:              `{"a":1}`,
+		`{"a" 1}`:                       `{}`,
+		`{"a":1 "b":2}`:                 `{"a":1}`,
+		`{"e":"\ud83d\ude00","s":"\/"}`: `{"e":"😀","s":"/"}`,
+		`{"e":"\ud83d`:                  `{"e":""}`,
+	}
+	for in, want := range cases {
+		if got := string(PartialObject(in)); got != want {
+			t.Errorf("PartialObject(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestLookupAndDelete(t *testing.T) {
+	obj := []byte(`{ "type" : "x", "a\"b":1, "message":{"role":"assistant","content":[{"id":"p"},{"id":"q\"r"}]}, "last":[1,2] }`)
+	if got := Lookup(obj, "message.content.1.id").Str(obj); got != `q"r` {
+		t.Fatalf("got %q", got)
+	}
+	if LineType(obj) != "x" || Role(obj) != "assistant" {
+		t.Fatal("type/role")
+	}
+	for key, want := range map[string]string{
+		"type":    `{ "a\"b":1, "message":{"role":"assistant","content":[{"id":"p"},{"id":"q\"r"}]}, "last":[1,2] }`,
+		"message": `{ "type" : "x", "a\"b":1, "last":[1,2] }`,
+		"last":    `{ "type" : "x", "a\"b":1, "message":{"role":"assistant","content":[{"id":"p"},{"id":"q\"r"}]} }`,
+	} {
+		m := Find(obj, key)
+		if got := string(Splice(nil, obj, DeleteEdit(obj, m))); got != want {
+			t.Errorf("delete %s:\n got %s\nwant %s", key, got, want)
+		}
+	}
+	if Find(obj, "missing").Exists() {
+		t.Fatal("found a missing key")
+	}
+}
+
+func TestCheckObject(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1}`:          "",
+		` {} `:             "",
+		``:                 "empty line",
+		`[1]`:              "found an array",
+		`"s"`:              "found a string",
+		`{"a":1`:           "invalid JSON",
+		`{"a":1}{}`:        "invalid JSON",
+		"{\"a\":\"\xff\"}": "invalid UTF-8",
+	} {
+		err := CheckObject([]byte(in))
+		if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("CheckObject(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+// FuzzValid: our validator agrees with encoding/json (plus UTF-8 validity).
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":"c\u00e9\n"}]}`, `[1e5,-0.5,true,false,null]`, `"\ud800"`, `{"a":01}`, `{"a":1,}`, "\"\x01\"", `  1  `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := json.Valid(b) && utfValid(b)
+		if got := Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
+
+// FuzzLineReader: any input splits into the same lines as a plain split on LF.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\r\n"), uint16(3))
+	f.Add([]byte("no newline"), uint16(1))
+	f.Fuzz(func(t *testing.T, b []byte, chunk uint16) {
+		var r io.Reader = bytes.NewReader(b)
+		if chunk%3 == 0 {
+			r = iotest.OneByteReader(r)
+		}
+		got, _ := readAll(t, r)
+		var want []string
+		if len(b) > 0 {
+			parts := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			for _, p := range parts {
+				want = append(want, strings.TrimSuffix(p, "\r"))
+			}
+		}
+		if strings.Join(got, "\x00|") != strings.Join(want, "\x00|") || len(got) != len(want) {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	})
+}
+
+func utfValid(b []byte) bool { return bytes.Equal([]byte(strings.ToValidUTF8(string(b), "\uFFFD")), b) }
