@@ -16,21 +16,22 @@ const (
 	msb = 0x8080808080808080
 )
 
-// hasSpecial reports whether any byte of v is '"', '\\' or a control character (< 0x20).
+// hasSpecial reports whether any byte of v is '"', '\\', a control character (< 0x20) or
+// not ASCII (>= 0x80, checked as UTF-8 on the slow path).
 func hasSpecial(v uint64) bool {
 	quote := v ^ (lsb * '"')
 	bslash := v ^ (lsb * '\\')
 	zeroQ := (quote - lsb) &^ quote
 	zeroB := (bslash - lsb) &^ bslash
-	ctrl := (v - lsb*0x20) &^ v
-	return (zeroQ|zeroB|ctrl)&msb != 0
+	ctrl := v - lsb*0x20
+	return (zeroQ|zeroB|ctrl|v)&msb != 0
 }
 
 // Valid reports whether b is exactly one JSON value, with optional surrounding white space,
 // in valid UTF-8.
 func Valid(b []byte) bool {
 	i, ok := validValue(b, skipSpace(b, 0), 0)
-	return ok && skipSpace(b, i) == len(b) && utf8.Valid(b)
+	return ok && skipSpace(b, i) == len(b)
 }
 
 const maxDepth = 10000
@@ -135,6 +136,13 @@ func validString(b []byte, i int) (int, bool) {
 			}
 			if c == '\\' {
 				break
+			}
+			if c >= utf8.RuneSelf {
+				r, size := utf8.DecodeRune(b[i:])
+				if r == utf8.RuneError && size == 1 {
+					return i, false
+				}
+				i += size - 1
 			}
 		}
 		if i >= len(b) {

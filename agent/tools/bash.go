@@ -296,6 +296,12 @@ func (c *collector) finish() (string, *details) {
 	}
 	s := string(c.buf)
 	ct := cutTail(s, MaxLines, MaxBytes)
+	// The output exceeded MaxBytes, but buf may hold exactly what fits: then the byte limit
+	// decided the cut even though cutTail ran out of text first.
+	if ct.lines < MaxLines {
+		ct.byBytes = true
+	}
+	// Once trimmed, buf starts inside a line only when that line is longer than MaxBytes.
 	if c.midLine && len(ct.text) == len(s) && ct.lines == 1 {
 		ct.partial = true
 	}

@@ -294,3 +294,28 @@ func TestBashBadCwd(t *testing.T) {
 		t.Errorf("err %s", got)
 	}
 }
+
+func TestCollectorTrimBoundary(t *testing.T) {
+	opts := testOptions(t)
+	c := &collector{opts: opts, emitted: -1}
+	var full strings.Builder
+	for i := 1; i <= 1025; i++ { // the last write trims buf to exactly the last 512 lines
+		line := fmt.Sprintf("%099d\n", i)
+		full.WriteString(line)
+		c.write([]byte(line))
+	}
+	text, d := c.finish()
+	if d == nil || d.FullOutputPath == "" {
+		t.Fatal("not truncated")
+	}
+	want := fmt.Sprintf("%099d\n", 514)
+	if !strings.HasPrefix(text, want) || !strings.HasSuffix(text, "\n\n[Output truncated: showing lines 514-1025 of 1025 (50KB limit). Full output: "+d.FullOutputPath+"]") {
+		t.Errorf("text %q...%q", text[:10], tail(text, 150))
+	}
+	if readFile(t, d.FullOutputPath) != full.String() {
+		t.Error("full output differs")
+	}
+	if *d.Truncation != (truncationInfo{TotalLines: 1025, TotalBytes: 102500, OutputLines: 512, OutputBytes: 51200}) {
+		t.Errorf("truncation %+v", *d.Truncation)
+	}
+}
