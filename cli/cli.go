@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
+	"github.com/basecontext/base-context/agent/tools"
 )
 
 // Version is set at build time with -ldflags "-X github.com/basecontext/base-context/cli.Version=…".
@@ -30,6 +32,7 @@ type IO struct {
 type CLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
+	Run    RunCmd    `cmd:"" default:"withargs" help:"Run the agent on prompts (the default command)."`
 	Filter FilterCmd `cmd:"" help:"Stream filters: read JSON lines, write JSON lines."`
 }
 
@@ -59,7 +62,7 @@ func NewParser(cli *CLI, streams IO) (*kong.Kong, error) {
 		kong.Description("A coding agent whose output is a JSON-lines event stream, and filters to reshape that stream."),
 		kong.Writers(streams.Out, streams.Err),
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
-		kong.Vars{"version": Version},
+		kong.Vars{"version": Version, "tools": strings.Join(tools.Names(), ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Bind(&streams),
 	)

@@ -1,0 +1,297 @@
+// Package agent is the agent loop: a prompt becomes turns of model responses and tool runs,
+// each step an event of the stream, every message saved to the session.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/basecontext/base-context/agent/provider"
+	"github.com/basecontext/base-context/agent/session"
+	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/codec"
+)
+
+// RetryPolicy says how transient provider failures are retried (events.md "Retry").
+type RetryPolicy struct {
+	MaxRetries int           // default 3
+	BaseDelay  time.Duration // default 2s; attempt n waits BaseDelay·2^(n-1)
+}
+
+// Config is what an Agent needs.
+type Config struct {
+	Provider      provider.Provider
+	Model         provider.Model
+	Tools         []tools.Tool
+	SystemPrompt  string
+	ThinkingLevel string
+	Store         session.Store
+	Retry         RetryPolicy
+	// Emit receives every event in stream order. Calls are serialized; the event must be
+	// fully consumed (encoded) before Emit returns. An error stops the run (a closed
+	// stdout, say).
+	Emit func(codec.Event) error
+	Now  func() time.Time
+}
+
+// Agent runs prompts against a conversation.
+type Agent struct {
+	cfg     Config
+	history []codec.Message // the context sent to the model
+
+	mu      sync.Mutex
+	emitErr error
+
+	lastErrRetryable bool // the last response failed with a transient error
+	retrying         int  // the retry attempt in progress, 0 when none
+}
+
+// New returns an agent with an empty conversation, or with history.
+func New(cfg Config, history []codec.Message) *Agent {
+	if cfg.Retry.MaxRetries == 0 {
+		cfg.Retry.MaxRetries = 3
+	}
+	if cfg.Retry.BaseDelay == 0 {
+		cfg.Retry.BaseDelay = 2 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Agent{cfg: cfg, history: history}
+}
+
+// Outcome is how a prompt's run ended.
+type Outcome struct {
+	// Final is the terminal assistant message (nil if none was produced).
+	Final *codec.AssistantMessage
+	// Err is set when the stream could not be written; the run stopped early.
+	Err error
+}
+
+// Failed reports whether the run ended in error or aborted.
+func (o Outcome) Failed() bool {
+	return o.Final == nil || o.Final.StopReason == codec.StopReasonError || o.Final.StopReason == codec.StopReasonAborted
+}
+
+func (a *Agent) emit(e codec.Event) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.emitErr != nil {
+		return
+	}
+	a.emitErr = a.cfg.Emit(e)
+}
+
+func (a *Agent) emitFailed() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.emitErr
+}
+
+func (a *Agent) nowMs() int64 { return a.cfg.Now().UnixMilli() }
+
+func (a *Agent) save(m codec.Message) {
+	if a.cfg.Store != nil {
+		a.cfg.Store.AppendMessage(m) // a session that cannot be written must not stop the run
+	}
+}
+
+// Prompt runs one prompt to its end: turns until the assistant stops, retrying transient
+// provider failures. ctx cancellation aborts the run cleanly.
+func (a *Agent) Prompt(ctx context.Context, user *codec.UserMessage) Outcome {
+	attempt := 0
+	var first = user
+	for {
+		final, added := a.run(ctx, first)
+		first = nil
+		if err := a.emitFailed(); err != nil {
+			return Outcome{Final: final, Err: err}
+		}
+		retryable := final != nil && final.StopReason == codec.StopReasonError && a.lastErrRetryable
+		if !retryable || ctx.Err() != nil {
+			if attempt > 0 && final != nil && final.StopReason == codec.StopReasonError {
+				a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(attempt), FinalError: final.ErrorMessage})
+			}
+			return Outcome{Final: final, Err: a.emitFailed()}
+		}
+		if attempt >= a.cfg.Retry.MaxRetries {
+			a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(attempt), FinalError: final.ErrorMessage})
+			return Outcome{Final: final, Err: a.emitFailed()}
+		}
+		attempt++
+		a.retrying = attempt
+		delay := a.cfg.Retry.BaseDelay << (attempt - 1)
+		a.emit(&codec.AutoRetryStart{Attempt: int64(attempt), MaxAttempts: int64(a.cfg.Retry.MaxRetries),
+			DelayMs: delay.Milliseconds(), ErrorMessage: final.ErrorMessage})
+		_ = added
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			a.retrying = 0
+			a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(attempt), FinalError: final.ErrorMessage})
+			return Outcome{Final: final, Err: a.emitFailed()}
+		}
+	}
+}
+
+// run is one agent_start … agent_end cycle.
+func (a *Agent) run(ctx context.Context, user *codec.UserMessage) (final *codec.AssistantMessage, added []codec.Message) {
+	a.emit(&codec.AgentStart{})
+	a.emit(&codec.TurnStart{})
+	if user != nil {
+		a.emit(&codec.MessageStart{Message: user})
+		a.emit(&codec.MessageEnd{Message: user})
+		a.save(user)
+		a.history = append(a.history, user)
+		added = append(added, user)
+	}
+	for {
+		msg := a.respond(ctx)
+		added = append(added, msg)
+		a.save(msg)
+		final = msg
+		if msg.StopReason == codec.StopReasonError || msg.StopReason == codec.StopReasonAborted {
+			a.emit(&codec.TurnEnd{Message: msg, ToolResults: []*codec.ToolResultMessage{}})
+			break
+		}
+		a.history = append(a.history, msg)
+		calls := toolCalls(msg)
+		if len(calls) == 0 {
+			a.emit(&codec.TurnEnd{Message: msg, ToolResults: []*codec.ToolResultMessage{}})
+			break
+		}
+		results := a.runTools(ctx, calls)
+		for _, r := range results {
+			a.emit(&codec.MessageStart{Message: r})
+			a.emit(&codec.MessageEnd{Message: r})
+			a.save(r)
+			a.history = append(a.history, r)
+			added = append(added, r)
+		}
+		a.emit(&codec.TurnEnd{Message: msg, ToolResults: results})
+		if ctx.Err() != nil || a.emitFailed() != nil {
+			// Aborted while tools ran: the run ends here, with the tools' results kept.
+			break
+		}
+		a.emit(&codec.TurnStart{})
+	}
+	a.emit(&codec.AgentEnd{Messages: added})
+	return final, added
+}
+
+func toolCalls(m *codec.AssistantMessage) []*codec.ToolCall {
+	var calls []*codec.ToolCall
+	for _, c := range m.Content {
+		if tc, ok := c.(*codec.ToolCall); ok {
+			calls = append(calls, tc)
+		}
+	}
+	return calls
+}
+
+// respond streams one assistant message.
+func (a *Agent) respond(ctx context.Context) *codec.AssistantMessage {
+	m := a.cfg.Model
+	msg := &codec.AssistantMessage{Content: []codec.Content{}, API: m.API, Provider: m.Provider, Model: m.ID,
+		StopReason: codec.StopReasonStop, Timestamp: a.nowMs()}
+	a.emit(&codec.MessageStart{Message: msg})
+	asm := newAssembler(msg, a.emit)
+	a.lastErrRetryable = false
+	var err error
+	if ctx.Err() == nil {
+		err = a.cfg.Provider.Stream(ctx, a.request(), func(e provider.Event) {
+			if ctx.Err() == nil {
+				asm.handle(e)
+			}
+		})
+	}
+	aborted := ctx.Err() != nil
+	var perr *provider.Error
+	if errors.As(err, &perr) {
+		a.lastErrRetryable = perr.Retryable
+	}
+	asm.finish(err, aborted)
+	a.emit(&codec.MessageEnd{Message: msg})
+	if a.retrying > 0 && msg.StopReason != codec.StopReasonError {
+		a.emit(&codec.AutoRetryEnd{Success: true, Attempt: int64(a.retrying)})
+		a.retrying = 0
+	}
+	return msg
+}
+
+func (a *Agent) request() provider.Request {
+	specs := make([]provider.ToolSpec, len(a.cfg.Tools))
+	for i, t := range a.cfg.Tools {
+		specs[i] = provider.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()}
+	}
+	msgs := make([]codec.Message, 0, len(a.history))
+	for _, m := range a.history {
+		if am, ok := m.(*codec.AssistantMessage); ok && (am.StopReason == codec.StopReasonError || am.StopReason == codec.StopReasonAborted) {
+			continue // failed responses are not part of the conversation the model sees
+		}
+		msgs = append(msgs, m)
+	}
+	return provider.Request{Model: a.cfg.Model, SystemPrompt: a.cfg.SystemPrompt, Messages: msgs,
+		Tools: specs, ThinkingLevel: a.cfg.ThinkingLevel}
+}
+
+// runTools runs the calls concurrently: starts in call order, ends in completion order,
+// results returned in call order.
+func (a *Agent) runTools(ctx context.Context, calls []*codec.ToolCall) []*codec.ToolResultMessage {
+	for _, c := range calls {
+		a.emit(&codec.ToolExecutionStart{ToolCallID: c.ID, ToolName: c.Name, Args: c.Arguments})
+	}
+	results := make([]*codec.ToolResultMessage, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := a.execute(ctx, c)
+			a.emit(&codec.ToolExecutionEnd{ToolCallID: c.ID, ToolName: c.Name,
+				Result: codec.ToolResult{Content: res.Content, Details: res.Details}, IsError: res.IsError})
+			results[i] = &codec.ToolResultMessage{ToolCallID: c.ID, ToolName: c.Name, Content: res.Content,
+				Details: res.Details, IsError: res.IsError, Timestamp: a.nowMs()}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+func errorResult(text string) tools.Result {
+	return tools.Result{Content: []codec.Content{&codec.TextContent{Text: text}}, IsError: true}
+}
+
+func (a *Agent) execute(ctx context.Context, c *codec.ToolCall) (res tools.Result) {
+	var tool tools.Tool
+	for _, t := range a.cfg.Tools {
+		if t.Name() == c.Name {
+			tool = t
+		}
+	}
+	if tool == nil {
+		return errorResult("Tool " + c.Name + " not found")
+	}
+	if !json.Valid(c.Arguments) {
+		return errorResult("invalid arguments for " + c.Name + ": not a JSON object")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res = errorResult("tool " + c.Name + " failed: " + strings.TrimSpace(fmtAny(r)))
+		}
+	}()
+	res, err := tool.Execute(ctx, c.Arguments, func(partial codec.ToolResult) {
+		a.emit(&codec.ToolExecutionUpdate{ToolCallID: c.ID, ToolName: c.Name, Args: c.Arguments, PartialResult: partial})
+	})
+	if err != nil {
+		return errorResult(err.Error())
+	}
+	if res.Content == nil {
+		res.Content = []codec.Content{}
+	}
+	return res
+}

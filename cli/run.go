@@ -1,0 +1,337 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/basecontext/base-context/agent"
+	"github.com/basecontext/base-context/agent/provider"
+	"github.com/basecontext/base-context/agent/session"
+	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/stages"
+)
+
+// RunCmd runs the agent: the default command.
+type RunCmd struct {
+	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE inlines a file into the first prompt."`
+
+	Mode       string `enum:"text,json" default:"text" help:"Output: text (the final answer) or json (the event stream, one JSON object per line)."`
+	Print      bool   `short:"p" help:"Print only the final answer (text mode)."`
+	JSONDeltas bool   `name:"json-deltas" help:"With --mode json: compact streaming updates (the delta form)."`
+
+	Model    string `default:"script/default" help:"Model as provider/id. script/<name> is the offline scripted provider."`
+	Script   string `placeholder:"FILE" env:"BASE_CONTEXT_SCRIPT" help:"Script the scripted provider plays (default: a built-in one that lists files)."`
+	Thinking string `enum:"off,minimal,low,medium,high,xhigh" default:"off" help:"Thinking level."`
+
+	Tools   string `placeholder:"LIST" help:"Comma-separated tools to enable (default: ${tools})."`
+	NoTools bool   `help:"Enable no tools."`
+
+	SessionDir string `placeholder:"DIR" help:"Where sessions are saved (default: $BASE_CONTEXT_HOME/sessions, or ~/.base-context/sessions)."`
+	NoSession  bool   `help:"Keep the session in memory only."`
+
+	MaxRetries     int           `default:"3" help:"Retries of a transient provider failure."`
+	RetryBaseDelay time.Duration `default:"2s" help:"Delay before the first retry; it doubles for each next one."`
+}
+
+// Validate checks flag combinations kong cannot express.
+func (c *RunCmd) Validate() error {
+	if c.JSONDeltas && c.Mode != "json" {
+		return fmt.Errorf("--json-deltas requires --mode json")
+	}
+	if c.NoTools && c.Tools != "" {
+		return fmt.Errorf("--tools and --no-tools exclude each other")
+	}
+	return nil
+}
+
+// Run runs the agent.
+func (c *RunCmd) Run(streams *IO) error {
+	ctx, stop, signalled := interruptContext()
+	defer stop()
+	return c.run(ctx, streams, signalled)
+}
+
+// interruptContext is cancelled by SIGINT or SIGTERM; signalled tells which arrived.
+func interruptContext() (context.Context, func(), func() os.Signal) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	var mu sync.Mutex
+	var got os.Signal
+	go func() {
+		for s := range ch {
+			mu.Lock()
+			if got == nil {
+				got = s
+			}
+			mu.Unlock()
+			cancel()
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }, func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+}
+
+func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signal) error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return Fail(ExitUsage, err.Error())
+	}
+	model, prov, err := c.resolveModel(streams)
+	if err != nil {
+		return err
+	}
+	prompts, err := c.prompts(streams, cwd)
+	if err != nil {
+		return err
+	}
+	if len(prompts) == 0 {
+		return Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
+	}
+	toolset, err := c.toolset(cwd)
+	if err != nil {
+		return err
+	}
+
+	header := &codec.Header{Version: 3, ID: session.NewID(), Timestamp: session.NowISO(time.Now()), Cwd: cwd}
+	var store session.Store = session.NewMemory()
+	if !c.NoSession {
+		f, err := session.Create(c.sessionDir(streams), *header)
+		if err != nil {
+			return Fail(ExitUsage, "cannot create the session file: "+err.Error())
+		}
+		store = f
+	}
+	defer store.Close()
+	store.AppendModelChange(model.Provider, model.ID)
+	store.AppendThinkingLevel(c.Thinking)
+
+	// The output chain: the agent's full events go through the stages to one writer.
+	out := codec.NewLineWriter(streams.Out)
+	var chain []stages.Stage
+	if c.JSONDeltas {
+		chain = append(chain, stages.NewDeltas())
+	}
+	st := stages.Chain(chain...)
+	write := func(f *stages.Frame) error { return out.WriteLine(f.Line()) }
+	emit := func(e codec.Event) error {
+		if c.Mode != "json" {
+			return nil
+		}
+		return st.Push(stages.EventFrame(e), write)
+	}
+
+	if err := emit(header); err != nil {
+		return err
+	}
+	ag := agent.New(agent.Config{
+		Provider: prov, Model: model, Tools: toolset, SystemPrompt: systemPrompt(cwd, toolset),
+		ThinkingLevel: c.Thinking, Store: store, Emit: emit,
+		Retry: agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay},
+	}, nil)
+
+	queue := newPromptQueue(prompts, emit)
+	var outcome agent.Outcome
+	for i, p := range prompts {
+		queue.begin(i)
+		outcome = ag.Prompt(ctx, &codec.UserMessage{
+			Blocks: []codec.Content{&codec.TextContent{Text: p}}, Timestamp: time.Now().UnixMilli()})
+		if outcome.Err != nil || outcome.Failed() {
+			break
+		}
+	}
+	queue.end()
+	if err := st.Flush(write); err != nil && outcome.Err == nil {
+		outcome.Err = err
+	}
+	if outcome.Err != nil {
+		return outcome.Err
+	}
+	if c.Mode == "text" {
+		if text := finalText(outcome.Final); text != "" {
+			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
+				return err
+			}
+		}
+	}
+	switch signalled() {
+	case syscall.SIGINT:
+		return Fail(ExitInterrupted, "interrupted")
+	case syscall.SIGTERM:
+		return Fail(ExitTerminated, "terminated")
+	}
+	if outcome.Failed() {
+		msg := "the run ended without an answer"
+		if outcome.Final != nil && outcome.Final.ErrorMessage != "" {
+			msg = outcome.Final.ErrorMessage
+		}
+		return Fail(ExitFailure, msg)
+	}
+	return nil
+}
+
+func finalText(m *codec.AssistantMessage) string {
+	if m == nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range m.Content {
+		if t, ok := c.(*codec.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "")
+}
+
+func (c *RunCmd) resolveModel(streams *IO) (provider.Model, provider.Provider, error) {
+	provName, id, ok := strings.Cut(c.Model, "/")
+	if !ok || provName != "script" || id == "" {
+		return provider.Model{}, nil, Fail(ExitUsage, fmt.Sprintf(
+			"unknown model %q: the models available are script/<name> (the offline scripted provider, with --script FILE)", c.Model))
+	}
+	var s *provider.Script
+	var err error
+	if c.Script != "" {
+		s, err = provider.LoadScript(c.Script)
+	} else {
+		s, err = provider.DefaultScript()
+	}
+	if err != nil {
+		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
+	}
+	return provider.Model{ID: id, Name: id, Provider: "script", API: "script", ContextWindow: 200000, MaxTokens: 32000}, s, nil
+}
+
+// prompts gathers the prompts: stdin (when it is not a terminal) and @FILE arguments go
+// into the first one.
+func (c *RunCmd) prompts(streams *IO, cwd string) ([]string, error) {
+	var prefix strings.Builder
+	var prompts []string
+	for _, p := range c.Prompts {
+		if name, ok := strings.CutPrefix(p, "@"); ok && name != "" {
+			path := name
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(cwd, path)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, Fail(ExitUsage, fmt.Sprintf("cannot read @%s: %v", name, err))
+			}
+			fmt.Fprintf(&prefix, "<file name=%q>\n%s\n</file>\n", name, strings.TrimSuffix(string(data), "\n"))
+			continue
+		}
+		prompts = append(prompts, p)
+	}
+	if !streams.StdinIsTerminal && streams.In != nil {
+		data, err := io.ReadAll(streams.In)
+		if err != nil {
+			return nil, Fail(ExitUsage, "cannot read stdin: "+err.Error())
+		}
+		if s := strings.TrimSpace(string(data)); s != "" {
+			prefix.WriteString(s + "\n")
+		}
+	}
+	if prefix.Len() > 0 {
+		if len(prompts) == 0 {
+			prompts = []string{strings.TrimSuffix(prefix.String(), "\n")}
+		} else {
+			prompts[0] = prefix.String() + "\n" + prompts[0]
+		}
+	}
+	return prompts, nil
+}
+
+func (c *RunCmd) toolset(cwd string) ([]tools.Tool, error) {
+	opts := tools.Options{Cwd: cwd}
+	switch {
+	case c.NoTools:
+		return nil, nil
+	case c.Tools != "":
+		var names []string
+		for _, n := range strings.Split(c.Tools, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		ts, err := tools.Select(opts, names)
+		if err != nil {
+			return nil, Fail(ExitUsage, err.Error())
+		}
+		return ts, nil
+	}
+	return tools.All(opts), nil
+}
+
+func (c *RunCmd) sessionDir(streams *IO) string {
+	if c.SessionDir != "" {
+		return c.SessionDir
+	}
+	return filepath.Join(homeDir(streams), "sessions")
+}
+
+// homeDir is base-context's own folder: $BASE_CONTEXT_HOME, else ~/.base-context.
+func homeDir(streams *IO) string {
+	if h := streams.Getenv("BASE_CONTEXT_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".base-context"
+	}
+	return filepath.Join(home, ".base-context")
+}
+
+func systemPrompt(cwd string, ts []tools.Tool) string {
+	var b strings.Builder
+	b.WriteString("You are base-context, a coding agent working in a software project on the user's machine. ")
+	b.WriteString("Use the tools to inspect and change files and to run commands; keep answers short and concrete.\n\n")
+	if len(ts) > 0 {
+		b.WriteString("Tools:\n")
+		for _, t := range ts {
+			fmt.Fprintf(&b, "- %s\n", t.Name())
+		}
+	}
+	fmt.Fprintf(&b, "\nWorking directory: %s\nDate: %s\n", cwd, time.Now().Format("2006-01-02"))
+	return b.String()
+}
+
+// promptQueue reports the prompts waiting their turn as session_action_update events,
+// when there are any.
+type promptQueue struct {
+	prompts []string
+	emit    func(codec.Event) error
+	active  bool
+}
+
+func newPromptQueue(prompts []string, emit func(codec.Event) error) *promptQueue {
+	return &promptQueue{prompts: prompts, emit: emit, active: len(prompts) > 1}
+}
+
+func (q *promptQueue) begin(i int) {
+	if !q.active {
+		return
+	}
+	waiting := append([]string{}, q.prompts[i+1:]...)
+	q.emit(&codec.SessionActionUpdate{Actions: codec.SessionActions{
+		QueuedCount: int64(len(waiting)), Steering: []string{}, FollowUps: waiting,
+		Active: &codec.ActiveAction{Kind: "turn", Phase: "running"}}})
+}
+
+func (q *promptQueue) end() {
+	if !q.active {
+		return
+	}
+	q.emit(&codec.SessionActionUpdate{Actions: codec.SessionActions{Steering: []string{}, FollowUps: []string{}}})
+}
