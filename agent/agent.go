@@ -46,6 +46,7 @@ type Agent struct {
 	mu      sync.Mutex
 	emitErr error
 
+	cancel           context.CancelFunc
 	lastErrRetryable bool // the last response failed with a transient error
 	retrying         int  // the retry attempt in progress, 0 when none
 }
@@ -83,7 +84,9 @@ func (a *Agent) emit(e codec.Event) {
 	if a.emitErr != nil {
 		return
 	}
-	a.emitErr = a.cfg.Emit(e)
+	if a.emitErr = a.cfg.Emit(e); a.emitErr != nil && a.cancel != nil {
+		a.cancel() // nobody reads the stream any more: stop working
+	}
 }
 
 func (a *Agent) emitFailed() error {
@@ -103,6 +106,11 @@ func (a *Agent) save(m codec.Message) {
 // Prompt runs one prompt to its end: turns until the assistant stops, retrying transient
 // provider failures. ctx cancellation aborts the run cleanly.
 func (a *Agent) Prompt(ctx context.Context, user *codec.UserMessage) Outcome {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a.mu.Lock()
+	a.cancel = cancel
+	a.mu.Unlock()
 	attempt := 0
 	var first = user
 	for {

@@ -148,7 +148,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		queue.begin(i)
 		outcome = ag.Prompt(ctx, &codec.UserMessage{
 			Blocks: []codec.Content{&codec.TextContent{Text: p}}, Timestamp: time.Now().UnixMilli()})
-		if outcome.Err != nil || outcome.Failed() {
+		if outcome.Err != nil || outcome.Failed() || ctx.Err() != nil {
 			break
 		}
 	}
