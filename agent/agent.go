@@ -16,10 +16,12 @@ import (
 	"github.com/basecontext/base-context/codec"
 )
 
-// RetryPolicy says how transient provider failures are retried (events.md "Retry").
+// RetryPolicy says how transient provider failures are retried (events.md "Retry"). Its
+// zero value retries nothing; the documented default (3 retries at 2 s, 4 s, 8 s) is the
+// CLI's flag defaults.
 type RetryPolicy struct {
-	MaxRetries int           // default 3
-	BaseDelay  time.Duration // default 2s; attempt n waits BaseDelay·2^(n-1)
+	MaxRetries int           // retries after the first attempt; 0 (or less) retries nothing
+	BaseDelay  time.Duration // attempt n waits BaseDelay·2^(n-1); 0 retries at once
 }
 
 // Config is what an Agent needs.
@@ -53,12 +55,6 @@ type Agent struct {
 
 // New returns an agent with an empty conversation, or with history.
 func New(cfg Config, history []codec.Message) *Agent {
-	if cfg.Retry.MaxRetries == 0 {
-		cfg.Retry.MaxRetries = 3
-	}
-	if cfg.Retry.BaseDelay == 0 {
-		cfg.Retry.BaseDelay = 2 * time.Second
-	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -127,7 +123,9 @@ func (a *Agent) Prompt(ctx context.Context, user *codec.UserMessage) Outcome {
 			return Outcome{Final: final, Err: a.emitFailed()}
 		}
 		if attempt >= a.cfg.Retry.MaxRetries {
-			a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(attempt), FinalError: final.ErrorMessage})
+			if attempt > 0 { // with no retries allowed, no retry was announced: nothing to end
+				a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(attempt), FinalError: final.ErrorMessage})
+			}
 			return Outcome{Final: final, Err: a.emitFailed()}
 		}
 		attempt++

@@ -159,13 +159,6 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if outcome.Err != nil {
 		return outcome.Err
 	}
-	if c.Mode == "text" {
-		if text := finalText(outcome.Final); text != "" {
-			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
-				return err
-			}
-		}
-	}
 	switch signalled() {
 	case syscall.SIGINT:
 		return Fail(ExitInterrupted, "interrupted")
@@ -178,6 +171,15 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 			msg = outcome.Final.ErrorMessage
 		}
 		return Fail(ExitFailure, msg)
+	}
+	// Text mode prints the answer of a completed run only: an interrupted or failed run has
+	// none (its reason goes to stderr), not even the text received so far.
+	if c.Mode == "text" {
+		if text := finalText(outcome.Final); text != "" {
+			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
