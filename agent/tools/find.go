@@ -170,12 +170,9 @@ func (t *findTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 	if err != nil {
 		return Result{}, err
 	}
-	limit, ok, err := a.integer("limit", 1)
+	limit, err := a.limit(defaultFindLimit)
 	if err != nil {
 		return Result{}, err
-	}
-	if !ok {
-		limit = defaultFindLimit
 	}
 	display, root, fi, err := searchRoot(t.opts, a)
 	if err != nil {

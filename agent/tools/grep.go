@@ -78,12 +78,9 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 	if err != nil {
 		return Result{}, err
 	}
-	limit, ok, err := a.integer("limit", 1)
+	limit, err := a.limit(defaultGrepLimit)
 	if err != nil {
 		return Result{}, err
-	}
-	if !ok {
-		limit = defaultGrepLimit
 	}
 	display, root, fi, err := searchRoot(t.opts, a)
 	if err != nil {

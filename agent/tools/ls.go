@@ -34,12 +34,9 @@ func (t *lsTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.
 	if err != nil {
 		return Result{}, err
 	}
-	limit, ok, err := a.integer("limit", 1)
+	limit, err := a.limit(defaultLsLimit)
 	if err != nil {
 		return Result{}, err
-	}
-	if !ok {
-		limit = defaultLsLimit
 	}
 	display, abs, fi, err := searchRoot(t.opts, a)
 	if err != nil {

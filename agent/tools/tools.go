@@ -549,6 +549,15 @@ func (a *args) number(n string) (float64, bool, error) {
 }
 
 // integer reads a whole-number member of at least min.
+// limit reads the optional "limit" argument (at least 1), def when it is absent.
+func (a *args) limit(def int) (int, error) {
+	n, ok, err := a.integer("limit", 1)
+	if !ok && err == nil {
+		n = def
+	}
+	return n, err
+}
+
 func (a *args) integer(n string, min int) (int, bool, error) {
 	f, ok, err := a.number(n)
 	if err != nil || !ok {
