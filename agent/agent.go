@@ -4,9 +4,8 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"strings"
+	"fmt"
 	"sync"
 	"time"
 
@@ -48,9 +47,7 @@ type Agent struct {
 	mu      sync.Mutex
 	emitErr error
 
-	cancel           context.CancelFunc
-	lastErrRetryable bool // the last response failed with a transient error
-	retrying         int  // the retry attempt in progress, 0 when none
+	cancel context.CancelFunc
 }
 
 // New returns an agent with an empty conversation, or with history.
@@ -107,47 +104,37 @@ func (a *Agent) Prompt(ctx context.Context, user *codec.UserMessage) Outcome {
 	a.mu.Lock()
 	a.cancel = cancel
 	a.mu.Unlock()
-	attempt := 0
-	var first = user
-	for {
-		final, added := a.run(ctx, first)
-		first = nil
-		if err := a.emitFailed(); err != nil {
-			return Outcome{Final: final, Err: err}
-		}
-		retryable := final != nil && final.StopReason == codec.StopReasonError && a.lastErrRetryable
-		if !retryable || ctx.Err() != nil {
-			if attempt > 0 && final != nil && final.StopReason == codec.StopReasonError {
-				a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(attempt), FinalError: final.ErrorMessage})
+
+	next := user // only the first cycle adds the user's message
+	for retry := 0; ; retry++ {
+		final, retryable := a.run(ctx, next, retry)
+		next = nil
+		failed := final.StopReason == codec.StopReasonError
+		again := failed && retryable && retry < a.cfg.Retry.MaxRetries && ctx.Err() == nil && a.emitFailed() == nil
+		if !again {
+			if failed && retry > 0 {
+				a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(retry), FinalError: final.ErrorMessage})
 			}
 			return Outcome{Final: final, Err: a.emitFailed()}
 		}
-		if attempt >= a.cfg.Retry.MaxRetries {
-			if attempt > 0 { // with no retries allowed, no retry was announced: nothing to end
-				a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(attempt), FinalError: final.ErrorMessage})
-			}
-			return Outcome{Final: final, Err: a.emitFailed()}
-		}
-		attempt++
-		a.retrying = attempt
-		delay := a.cfg.Retry.BaseDelay << (attempt - 1)
-		a.emit(&codec.AutoRetryStart{Attempt: int64(attempt), MaxAttempts: int64(a.cfg.Retry.MaxRetries),
+		delay := a.cfg.Retry.BaseDelay << retry
+		a.emit(&codec.AutoRetryStart{Attempt: int64(retry + 1), MaxAttempts: int64(a.cfg.Retry.MaxRetries),
 			DelayMs: delay.Milliseconds(), ErrorMessage: final.ErrorMessage})
-		_ = added
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
-			a.retrying = 0
-			a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(attempt), FinalError: final.ErrorMessage})
+			a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(retry + 1), FinalError: final.ErrorMessage})
 			return Outcome{Final: final, Err: a.emitFailed()}
 		}
 	}
 }
 
-// run is one agent_start … agent_end cycle.
-func (a *Agent) run(ctx context.Context, user *codec.UserMessage) (final *codec.AssistantMessage, added []codec.Message) {
+// run is one agent_start … agent_end cycle; retry is the retry attempt it is (0 for the
+// first). It returns the terminal assistant message and whether its failure is transient.
+func (a *Agent) run(ctx context.Context, user *codec.UserMessage, retry int) (final *codec.AssistantMessage, retryable bool) {
 	a.emit(&codec.AgentStart{})
 	a.emit(&codec.TurnStart{})
+	var added []codec.Message
 	if user != nil {
 		a.emit(&codec.MessageStart{Message: user})
 		a.emit(&codec.MessageEnd{Message: user})
@@ -156,18 +143,18 @@ func (a *Agent) run(ctx context.Context, user *codec.UserMessage) (final *codec.
 		added = append(added, user)
 	}
 	for {
-		msg := a.respond(ctx)
-		added = append(added, msg)
-		a.save(msg)
-		final = msg
-		if msg.StopReason == codec.StopReasonError || msg.StopReason == codec.StopReasonAborted {
-			a.emit(&codec.TurnEnd{Message: msg, ToolResults: []*codec.ToolResultMessage{}})
+		final, retryable = a.respond(ctx, retry)
+		retry = 0 // a retry ends with the first response that does not fail
+		added = append(added, final)
+		a.save(final)
+		if final.StopReason == codec.StopReasonError || final.StopReason == codec.StopReasonAborted {
+			a.emit(&codec.TurnEnd{Message: final, ToolResults: []*codec.ToolResultMessage{}})
 			break
 		}
-		a.history = append(a.history, msg)
-		calls := toolCalls(msg)
+		a.history = append(a.history, final)
+		calls := toolCalls(final)
 		if len(calls) == 0 {
-			a.emit(&codec.TurnEnd{Message: msg, ToolResults: []*codec.ToolResultMessage{}})
+			a.emit(&codec.TurnEnd{Message: final, ToolResults: []*codec.ToolResultMessage{}})
 			break
 		}
 		results := a.runTools(ctx, calls)
@@ -178,7 +165,7 @@ func (a *Agent) run(ctx context.Context, user *codec.UserMessage) (final *codec.
 			a.history = append(a.history, r)
 			added = append(added, r)
 		}
-		a.emit(&codec.TurnEnd{Message: msg, ToolResults: results})
+		a.emit(&codec.TurnEnd{Message: final, ToolResults: results})
 		if ctx.Err() != nil || a.emitFailed() != nil {
 			// Aborted while tools ran: the run ends here, with the tools' results kept.
 			break
@@ -186,7 +173,7 @@ func (a *Agent) run(ctx context.Context, user *codec.UserMessage) (final *codec.
 		a.emit(&codec.TurnStart{})
 	}
 	a.emit(&codec.AgentEnd{Messages: added})
-	return final, added
+	return final, retryable
 }
 
 func toolCalls(m *codec.AssistantMessage) []*codec.ToolCall {
@@ -199,14 +186,14 @@ func toolCalls(m *codec.AssistantMessage) []*codec.ToolCall {
 	return calls
 }
 
-// respond streams one assistant message.
-func (a *Agent) respond(ctx context.Context) *codec.AssistantMessage {
+// respond streams one assistant message. When it is retry attempt n (> 0) and succeeds,
+// the retry ends right after its message_end.
+func (a *Agent) respond(ctx context.Context, retry int) (msg *codec.AssistantMessage, retryable bool) {
 	m := a.cfg.Model
-	msg := &codec.AssistantMessage{Content: []codec.Content{}, API: m.API, Provider: m.Provider, Model: m.ID,
+	msg = &codec.AssistantMessage{Content: []codec.Content{}, API: m.API, Provider: m.Provider, Model: m.ID,
 		StopReason: codec.StopReasonStop, Timestamp: a.nowMs()}
 	a.emit(&codec.MessageStart{Message: msg})
 	asm := newAssembler(msg, a.emit)
-	a.lastErrRetryable = false
 	var err error
 	if ctx.Err() == nil {
 		err = a.cfg.Provider.Stream(ctx, a.request(), func(e provider.Event) {
@@ -215,18 +202,14 @@ func (a *Agent) respond(ctx context.Context) *codec.AssistantMessage {
 			}
 		})
 	}
-	aborted := ctx.Err() != nil
 	var perr *provider.Error
-	if errors.As(err, &perr) {
-		a.lastErrRetryable = perr.Retryable
-	}
-	asm.finish(err, aborted)
+	retryable = errors.As(err, &perr) && perr.Retryable
+	asm.finish(err, ctx.Err() != nil)
 	a.emit(&codec.MessageEnd{Message: msg})
-	if a.retrying > 0 && msg.StopReason != codec.StopReasonError {
-		a.emit(&codec.AutoRetryEnd{Success: true, Attempt: int64(a.retrying)})
-		a.retrying = 0
+	if retry > 0 && msg.StopReason != codec.StopReasonError {
+		a.emit(&codec.AutoRetryEnd{Success: true, Attempt: int64(retry)})
 	}
-	return msg
+	return msg, retryable
 }
 
 func (a *Agent) request() provider.Request {
@@ -282,12 +265,9 @@ func (a *Agent) execute(ctx context.Context, c *codec.ToolCall) (res tools.Resul
 	if tool == nil {
 		return errorResult("Tool " + c.Name + " not found")
 	}
-	if !json.Valid(c.Arguments) {
-		return errorResult("invalid arguments for " + c.Name + ": not a JSON object")
-	}
 	defer func() {
 		if r := recover(); r != nil {
-			res = errorResult("tool " + c.Name + " failed: " + strings.TrimSpace(fmtAny(r)))
+			res = errorResult(fmt.Sprintf("tool %s failed: %v", c.Name, r))
 		}
 	}()
 	res, err := tool.Execute(ctx, c.Arguments, func(partial codec.ToolResult) {

@@ -16,12 +16,10 @@ import (
 // message, so that a snapshot is exactly the message_start message plus the content so far
 // (the delta form relies on it: `filter expand` rebuilds snapshots that way).
 type assembler struct {
-	msg      *codec.AssistantMessage
-	emit     func(codec.Event)
-	index    map[int]int // provider block number → content index
-	builders map[int]*strings.Builder
-	sigs     map[int]string
-	open     map[int]bool
+	msg    *codec.AssistantMessage
+	emit   func(codec.Event)
+	index  map[int]int   // provider block number → content index
+	blocks []*blockState // by content index
 
 	responseID string
 	usage      codec.Usage
@@ -30,9 +28,15 @@ type assembler struct {
 	done       bool
 }
 
+// blockState is what the assembler keeps for one content block while it streams.
+type blockState struct {
+	text strings.Builder // text or thinking so far; the block's string is a view of it
+	open bool
+	sig  string // a signature, set on the block only in the final message
+}
+
 func newAssembler(msg *codec.AssistantMessage, emit func(codec.Event)) *assembler {
-	return &assembler{msg: msg, emit: emit, index: map[int]int{}, builders: map[int]*strings.Builder{},
-		sigs: map[int]string{}, open: map[int]bool{}}
+	return &assembler{msg: msg, emit: emit, index: map[int]int{}}
 }
 
 func (a *assembler) update(ev *codec.AssistantMessageEvent) {
@@ -46,10 +50,9 @@ func (a *assembler) handle(e provider.Event) {
 	case provider.BlockStart:
 		idx := len(a.msg.Content)
 		a.index[e.Block] = idx
-		a.open[idx] = true
+		a.blocks = append(a.blocks, &blockState{open: true})
 		switch e.BlockKind {
 		case "thinking":
-			a.builders[idx] = &strings.Builder{}
 			a.msg.Content = append(a.msg.Content, &codec.ThinkingContent{})
 			a.update(&codec.AssistantMessageEvent{Type: codec.UpdateThinkingStart, ContentIndex: int64(idx)})
 		case "toolCall":
@@ -57,13 +60,12 @@ func (a *assembler) handle(e provider.Event) {
 			a.msg.Content = append(a.msg.Content, tc)
 			a.update(&codec.AssistantMessageEvent{Type: codec.UpdateToolCallStart, ContentIndex: int64(idx), ToolCall: tc})
 		default:
-			a.builders[idx] = &strings.Builder{}
 			a.msg.Content = append(a.msg.Content, &codec.TextContent{})
 			a.update(&codec.AssistantMessageEvent{Type: codec.UpdateTextStart, ContentIndex: int64(idx)})
 		}
 	case provider.BlockDelta:
 		idx, ok := a.index[e.Block]
-		if !ok || !a.open[idx] {
+		if !ok || !a.blocks[idx].open {
 			return
 		}
 		if !utf8.ValidString(e.Delta) {
@@ -73,12 +75,12 @@ func (a *assembler) handle(e provider.Event) {
 		}
 		switch c := a.msg.Content[idx].(type) {
 		case *codec.TextContent:
-			b := a.builders[idx]
+			b := &a.blocks[idx].text
 			b.WriteString(e.Delta)
 			c.Text = b.String() // a view of the builder: no copy, so no quadratic cost
 			a.update(&codec.AssistantMessageEvent{Type: codec.UpdateTextDelta, ContentIndex: int64(idx), Delta: e.Delta})
 		case *codec.ThinkingContent:
-			b := a.builders[idx]
+			b := &a.blocks[idx].text
 			b.WriteString(e.Delta)
 			c.Thinking = b.String()
 			a.update(&codec.AssistantMessageEvent{Type: codec.UpdateThinkingDelta, ContentIndex: int64(idx), Delta: e.Delta})
@@ -88,13 +90,11 @@ func (a *assembler) handle(e provider.Event) {
 		}
 	case provider.BlockEnd:
 		idx, ok := a.index[e.Block]
-		if !ok || !a.open[idx] {
+		if !ok || !a.blocks[idx].open {
 			return
 		}
 		a.endBlock(idx)
-		if e.Signature != "" {
-			a.sigs[idx] = e.Signature
-		}
+		a.blocks[idx].sig = e.Signature
 	case provider.Metadata:
 		if e.ResponseID != "" {
 			a.responseID = e.ResponseID
@@ -115,7 +115,7 @@ func (a *assembler) handle(e provider.Event) {
 }
 
 func (a *assembler) endBlock(idx int) {
-	a.open[idx] = false
+	a.blocks[idx].open = false
 	switch c := a.msg.Content[idx].(type) {
 	case *codec.TextContent:
 		a.update(&codec.AssistantMessageEvent{Type: codec.UpdateTextEnd, ContentIndex: int64(idx), Content: c.Text})
@@ -131,28 +131,19 @@ func (a *assembler) endBlock(idx int) {
 // finish closes blocks still open and gives the final message its metadata. err is the
 // provider's error, if the response failed; aborted says the run was interrupted.
 func (a *assembler) finish(err error, aborted bool) {
-	for idx := range a.msg.Content {
-		if a.open[idx] {
+	for idx, b := range a.blocks {
+		if b.open {
 			a.endBlock(idx)
 		}
-	}
-	for idx, sig := range a.sigs {
+		// The final message gets the signatures, and owns its text (detached from the
+		// builders, which are dropped with the assembler).
 		switch c := a.msg.Content[idx].(type) {
 		case *codec.TextContent:
-			c.TextSignature = sig
+			c.Text, c.TextSignature = strings.Clone(c.Text), b.sig
 		case *codec.ThinkingContent:
-			c.ThinkingSignature = sig
+			c.Thinking, c.ThinkingSignature = strings.Clone(c.Thinking), b.sig
 		case *codec.ToolCall:
-			c.ThoughtSignature = sig
-		}
-	}
-	for _, c := range a.msg.Content {
-		// The final message owns its text: detach it from the builders.
-		switch c := c.(type) {
-		case *codec.TextContent:
-			c.Text = strings.Clone(c.Text)
-		case *codec.ThinkingContent:
-			c.Thinking = strings.Clone(c.Thinking)
+			c.ThoughtSignature = b.sig
 		}
 	}
 	a.msg.ResponseID = a.responseID

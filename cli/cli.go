@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,11 +92,6 @@ func Run(args []string, streams IO) (code int) {
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		var pe *kong.ParseError
-		if errors.As(err, &pe) {
-			fmt.Fprintf(streams.Err, "error: %v\n", err)
-			return ExitUsage
-		}
 		fmt.Fprintf(streams.Err, "error: %v\n", err)
 		return ExitUsage
 	}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/stages"
@@ -105,7 +107,9 @@ func openOutput(path string, stdout io.Writer) (io.Writer, func(error) error, er
 	if err != nil {
 		return nil, nil, Fail(ExitUsage, err.Error())
 	}
+	stopWatching := removeOnSignal(tmp.Name())
 	commit := func(err error) error {
+		stopWatching()
 		cerr := tmp.Close()
 		if err == nil {
 			err = cerr
@@ -122,4 +126,29 @@ func openOutput(path string, stdout io.Writer) (io.Writer, func(error) error, er
 		return err
 	}
 	return tmp, commit, nil
+}
+
+// removeOnSignal removes path and ends the process, with the status the signal calls for,
+// when SIGINT or SIGTERM arrives before the returned stop is called: an interrupted filter
+// leaves neither a half-written output nor its temporary file behind.
+func removeOnSignal(path string) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			os.Remove(path)
+			code := ExitInterrupted
+			if s == syscall.SIGTERM {
+				code = ExitTerminated
+			}
+			os.Exit(code)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }

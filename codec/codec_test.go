@@ -159,7 +159,7 @@ func TestLookupAndDelete(t *testing.T) {
 	if got := Lookup(obj, "message.content.1.id").Str(obj); got != `q"r` {
 		t.Fatalf("got %q", got)
 	}
-	if LineType(obj) != "x" || Role(obj) != "assistant" {
+	if LineType(obj) != "x" || Lookup(obj, "message.role").Str(obj) != "assistant" {
 		t.Fatal("type/role")
 	}
 	for key, want := range map[string]string{

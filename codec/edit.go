@@ -207,13 +207,3 @@ func LineType(line []byte) string { return Find(line, "type").Str(line) }
 
 // UnsafeString views b as a string without copying, for lookups that do not outlive b.
 func UnsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
-// Role returns the "role" of a line's "message", or "".
-func Role(line []byte) string {
-	msg := Find(line, "message")
-	if !msg.Exists() {
-		return ""
-	}
-	obj := msg.Raw(line)
-	return Find(obj, "role").Str(obj)
-}

@@ -274,3 +274,20 @@ func Find(obj []byte, key string) Member {
 	})
 	return found
 }
+
+// FindEach looks up several members of obj (valid JSON) in one pass: found[i] is the first
+// member named keys[i], the zero Member when there is none.
+func FindEach(obj []byte, keys []string, found []Member) {
+	clear(found)
+	left := len(keys)
+	EachMember(obj, func(k []byte, m Member) bool {
+		for i, key := range keys {
+			if !found[i].Exists() && string(k) == key {
+				found[i] = m
+				left--
+				break
+			}
+		}
+		return left > 0
+	})
+}

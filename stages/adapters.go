@@ -33,7 +33,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 			return n, nil
 		}
 		w.pending = append(w.pending, p[:i]...)
-		if err := w.push(w.pending); err != nil {
+		if err := w.push(bytes.TrimSuffix(w.pending, cr)); err != nil {
 			return 0, err
 		}
 		w.pending = w.pending[:0]
@@ -47,18 +47,17 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+var cr = []byte{'\r'}
+
 func (w *Writer) push(line []byte) error {
 	w.lineNo++
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
 	return w.st.Push(LineFrame(line, w.lineNo), w.emit)
 }
 
 // Close pushes an unterminated last line, if any, and flushes the stage.
 func (w *Writer) Close() error {
 	if len(w.pending) > 0 {
-		if err := w.push(w.pending); err != nil {
+		if err := w.push(bytes.TrimSuffix(w.pending, cr)); err != nil {
 			return err
 		}
 		w.pending = nil

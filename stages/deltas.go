@@ -48,7 +48,7 @@ func (d *Deltas) Push(f *Frame, emit Emit) error {
 	if f.Event != nil {
 		return emit(d.typed(f))
 	}
-	out, ok := d.raw(f.Line(), f.Type())
+	out, ok := d.raw(f)
 	if !ok {
 		return emit(f)
 	}
@@ -93,29 +93,11 @@ func (d *Deltas) typed(f *Frame) *Frame {
 }
 
 // raw converts an encoded line by splicing; ok is false when the line is left as it is.
-func (d *Deltas) raw(line []byte, typ string) (out []byte, ok bool) {
-	var typM, idM, ameM, msgM codec.Member
-	codec.EachMember(line, func(key []byte, m codec.Member) bool {
-		switch string(key) {
-		case "type":
-			if !typM.Exists() {
-				typM = m
-			}
-		case "messageId":
-			if !idM.Exists() {
-				idM = m
-			}
-		case "assistantMessageEvent":
-			if !ameM.Exists() {
-				ameM = m
-			}
-		case "message":
-			if !msgM.Exists() {
-				msgM = m
-			}
-		}
-		return true
-	})
+func (d *Deltas) raw(f *Frame) (out []byte, ok bool) {
+	line, typ := f.Line(), f.Type()
+	var m [4]codec.Member
+	f.members(updateKeys, m[:])
+	typM, idM, ameM, msgM := m[0], m[1], m[2], m[3]
 	if typ != codec.TypeMessageUpdate {
 		msg := msgM.Raw(line)
 		if !msgM.Exists() || codec.Find(msg, "role").Str(msg) != "assistant" {
@@ -154,9 +136,9 @@ func (d *Deltas) raw(line []byte, typ string) (out []byte, ok bool) {
 // toolcall_start, adds the started block's {id, name}.
 func deltaEvent(line []byte, ame, msg codec.Member) (codec.Edit, bool) {
 	ev := ame.Raw(line)
-	partial := codec.Lookup(ev, "partial")
-	typ := codec.Lookup(ev, "type").Str(ev)
-	needRef := typ == codec.UpdateToolCallStart && !codec.Lookup(ev, "toolCall").Exists()
+	n := parseNestedEvent(ev)
+	partial := n.member(evPartial)
+	needRef := n.str(evType) == codec.UpdateToolCallStart && !n.has(evToolCall)
 	if !partial.Exists() && !needRef {
 		return codec.Edit{}, false
 	}
@@ -172,8 +154,7 @@ func deltaEvent(line []byte, ame, msg codec.Member) (codec.Edit, bool) {
 		if !partial.Exists() && msg.Exists() {
 			snapshot = msg.Raw(line)
 		}
-		idx := codec.Lookup(ev, "contentIndex").Int(ev)
-		block := codec.Lookup(snapshot, "content."+strconv.FormatInt(idx, 10)).Raw(snapshot)
+		block := codec.Lookup(snapshot, "content."+strconv.FormatInt(n.index(), 10)).Raw(snapshot)
 		id, name := codec.Find(block, "id"), codec.Find(block, "name")
 		if id.Exists() && name.Exists() {
 			closing := len(text) - 1 // the event object's closing brace

@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"strings"
+
 	"github.com/basecontext/base-context/codec"
 )
 
@@ -16,25 +18,48 @@ type Expand struct {
 	prefix []byte // the message_start message up to its content array
 	suffix []byte // and after it
 	blocks []expandBlock
-	snap   []byte
+	// snapSize is the size of the last snapshot, to size the next line's buffer.
+	snapSize int
 }
 
 // NewExpand returns the expand stage.
 func NewExpand() *Expand { return &Expand{} }
 
 type expandBlock struct {
-	kind  string // text, thinking, toolCall, or "" for a block taken whole
-	head  []byte // text/thinking: `{"type":"text","text":"`; toolCall: up to "arguments":
-	text  []byte // text/thinking: the escaped text so far
-	args  []byte // toolCall: the argument fragments so far, decoded
-	whole []byte // a block known in full (from message_start or an *_end event)
+	whole      []byte // a block known in full (from message_start or a toolcall_end)
+	isToolCall bool
+	head       []byte // text/thinking: `{"type":"text","text":"`; toolCall: up to "arguments":
+	text       []byte // text/thinking: the escaped text so far
+	args       []byte // toolCall: the argument fragments so far, decoded
+}
+
+var (
+	textHead     = []byte(`{"type":"text","text":"`)
+	thinkingHead = []byte(`{"type":"thinking","thinking":"`)
+)
+
+// stringBlockHead is the start of the text or thinking block an update type belongs to.
+func stringBlockHead(updateType string) []byte {
+	if strings.HasPrefix(updateType, "thinking") {
+		return thinkingHead
+	}
+	return textHead
+}
+
+// stringBody is an encoded string without its quotes: deltas are appended escaped, as they
+// came, so that the snapshot keeps the stream's own escaping.
+func stringBody(raw []byte) []byte {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil
+	}
+	return raw[1 : len(raw)-1]
 }
 
 func (b *expandBlock) appendJSON(dst []byte) []byte {
 	switch {
 	case b.whole != nil:
 		return append(dst, b.whole...)
-	case b.kind == "toolCall":
+	case b.isToolCall:
 		dst = append(dst, b.head...)
 		dst = codec.AppendPartialObject(dst, codec.UnsafeString(b.args))
 		return append(dst, '}')
@@ -48,31 +73,33 @@ func (b *expandBlock) appendJSON(dst []byte) []byte {
 func (x *Expand) Push(f *Frame, emit Emit) error {
 	typ := f.Type()
 	switch typ {
-	case codec.TypeMessageStart, codec.TypeMessageEnd:
-		line := f.Line()
-		role := codec.Role(line)
-		if role != "assistant" {
-			return emit(f)
-		}
-		if typ == codec.TypeMessageStart {
-			x.start(codec.Lookup(line, "message"), line)
-		} else {
-			x.open = false
-		}
-		if id := codec.Lookup(line, "messageId"); id.Exists() {
-			return emit(f.Edited(codec.Splice(nil, line, codec.DeleteEdit(line, id))))
-		}
+	case codec.TypeMessageStart, codec.TypeMessageEnd, codec.TypeMessageUpdate:
+	default:
 		return emit(f)
-	case codec.TypeMessageUpdate:
-		line := f.Line()
-		if codec.Lookup(line, "message").Exists() {
-			return emit(f)
+	}
+	line := f.Line()
+	var m [4]codec.Member
+	f.members(updateKeys, m[:])
+	id, ame, msg := m[1], m[2], m[3]
+	if typ == codec.TypeMessageUpdate {
+		if msg.Exists() || !ame.Exists() || line[ame.ValStart] != '{' {
+			return emit(f) // already in the full form, or nothing to expand
 		}
-		ame := codec.Lookup(line, "assistantMessageEvent")
-		if !ame.Exists() || line[ame.ValStart] != '{' {
-			return emit(f)
-		}
-		return emit(f.Edited(x.update(line, ame)))
+		return emit(f.Edited(x.update(line, id, ame)))
+	}
+	if !msg.Exists() {
+		return emit(f)
+	}
+	if raw := msg.Raw(line); codec.Find(raw, "role").Str(raw) != "assistant" {
+		return emit(f)
+	}
+	if typ == codec.TypeMessageStart {
+		x.start(msg, line)
+	} else {
+		x.open = false
+	}
+	if id.Exists() {
+		return emit(f.Edited(codec.Splice(nil, line, codec.DeleteEdit(line, id))))
 	}
 	return emit(f)
 }
@@ -106,110 +133,98 @@ func (x *Expand) start(msg codec.Member, line []byte) {
 	}
 }
 
-// block returns the block at index i, growing the list as needed.
-func (x *Expand) block(i int64) *expandBlock {
+// block returns the block at index i. Blocks missing from a stream that skipped their
+// start (or is cut) come in as empty blocks of the kind the update names, so that no delta
+// is lost.
+func (x *Expand) block(i int64, updateType string) *expandBlock {
 	if i < 0 {
 		i = 0
 	}
 	for int64(len(x.blocks)) <= i {
-		x.blocks = append(x.blocks, expandBlock{whole: []byte(`{"type":"text","text":""}`)})
+		b := expandBlock{head: stringBlockHead(updateType)}
+		if strings.HasPrefix(updateType, "toolcall") {
+			b = expandBlock{isToolCall: true, head: []byte(`{"type":"toolCall","id":"","name":"","arguments":`)}
+		}
+		x.blocks = append(x.blocks, b)
 	}
 	return &x.blocks[i]
 }
 
-func (x *Expand) update(line []byte, ame codec.Member) []byte {
+func (x *Expand) update(line []byte, id, ame codec.Member) []byte {
 	if !x.open {
 		// An update with no message_start before it: start from an empty message.
 		x.start(codec.Member{}, nil)
 	}
 	ev := ame.Raw(line)
-	typ := codec.Lookup(ev, "type").Str(ev)
-	idx := codec.Lookup(ev, "contentIndex").Int(ev)
+	n := parseNestedEvent(ev)
+	typ, idx := n.str(evType), n.index()
 	var evEdits []codec.Edit
 	switch typ {
 	case codec.UpdateTextStart, codec.UpdateThinkingStart:
-		kind := "text"
-		if typ == codec.UpdateThinkingStart {
-			kind = "thinking"
-		}
-		*x.block(idx) = expandBlock{kind: kind,
-			head: []byte(`{"type":"` + kind + `","` + kind + `":"`)}
+		*x.block(idx, typ) = expandBlock{head: stringBlockHead(typ)}
 	case codec.UpdateTextDelta, codec.UpdateThinkingDelta:
-		b := x.block(idx)
-		if d := codec.Lookup(ev, "delta"); d.Exists() && b.whole == nil {
-			raw := d.Raw(ev)
-			if len(raw) >= 2 && raw[0] == '"' {
-				b.text = append(b.text, raw[1:len(raw)-1]...)
-			}
+		if b := x.block(idx, typ); b.whole == nil {
+			b.text = append(b.text, stringBody(n.get(evDelta))...)
 		}
 	case codec.UpdateTextEnd, codec.UpdateThinkingEnd:
-		b := x.block(idx)
-		if c := codec.Lookup(ev, "content"); c.Exists() {
-			if b.whole != nil || b.head == nil {
-				kind := "text"
-				if typ == codec.UpdateThinkingEnd {
-					kind = "thinking"
-				}
-				b.head = []byte(`{"type":"` + kind + `","` + kind + `":"`)
-			}
-			b.whole = nil
-			raw := c.Raw(ev)
-			if len(raw) >= 2 && raw[0] == '"' {
-				b.text = append(b.text[:0], raw[1:len(raw)-1]...)
-			}
+		if n.has(evContent) {
+			*x.block(idx, typ) = expandBlock{head: stringBlockHead(typ),
+				text: append(x.block(idx, typ).text[:0], stringBody(n.get(evContent))...)}
 		}
 	case codec.UpdateToolCallStart:
-		b := x.block(idx)
-		*b = expandBlock{kind: "toolCall"}
 		head := []byte(`{"type":"toolCall","id":`)
-		if tc := codec.Lookup(ev, "toolCall"); tc.Exists() {
-			ref := tc.Raw(ev)
+		if n.has(evToolCall) {
+			ref := n.get(evToolCall)
 			head = append(head, orEmptyString(codec.Find(ref, "id").Raw(ref))...)
 			head = append(head, `,"name":`...)
 			head = append(head, orEmptyString(codec.Find(ref, "name").Raw(ref))...)
-			evEdits = append(evEdits, codec.DeleteEdit(ev, tc))
+			evEdits = append(evEdits, codec.DeleteEdit(ev, n.member(evToolCall)))
 		} else {
 			head = append(head, `"","name":""`...)
 		}
-		b.head = append(head, `,"arguments":`...)
+		*x.block(idx, typ) = expandBlock{isToolCall: true, head: append(head, `,"arguments":`...)}
 	case codec.UpdateToolCallDelta:
-		b := x.block(idx)
-		if d := codec.Lookup(ev, "delta"); d.Exists() && b.whole == nil {
-			b.args = append(b.args, d.Str(ev)...)
+		if b := x.block(idx, typ); b.whole == nil {
+			b.args = append(b.args, n.str(evDelta)...)
 		}
 	case codec.UpdateToolCallEnd:
-		if tc := codec.Lookup(ev, "toolCall"); tc.Exists() {
-			*x.block(idx) = expandBlock{whole: append([]byte(nil), tc.Raw(ev)...)}
+		if n.has(evToolCall) {
+			*x.block(idx, typ) = expandBlock{whole: append([]byte(nil), n.get(evToolCall)...)}
 		}
 	}
 
-	// The snapshot.
-	x.snap = append(x.snap[:0], x.prefix...)
-	x.snap = append(x.snap, '[')
+	// The line with messageId dropped, and the nested event ending in "partial":S, then
+	// "message":S right after it. The snapshot S is built once, in place, and copied once.
+	var before, after []codec.Edit
+	if id.Exists() {
+		del := codec.DeleteEdit(line, id)
+		if del.End <= ame.ValStart {
+			before = append(before, del)
+		} else {
+			after = append(after, codec.Edit{Start: del.Start - ame.ValEnd, End: del.End - ame.ValEnd})
+		}
+	}
+	out := make([]byte, 0, len(line)+2*x.snapSize+32)
+	out = codec.Splice(out, line[:ame.ValStart], before...)
+	out = codec.Splice(out, ev[:len(ev)-1], evEdits...)
+	out = codec.AppendMember(out, "partial", isEmptyObject(out))
+	snapStart := len(out)
+	out = append(out, x.prefix...)
+	out = append(out, '[')
 	for i := range x.blocks {
 		if i > 0 {
-			x.snap = append(x.snap, ',')
+			out = append(out, ',')
 		}
-		x.snap = x.blocks[i].appendJSON(x.snap)
+		out = x.blocks[i].appendJSON(out)
 	}
-	x.snap = append(x.snap, ']')
-	x.snap = append(x.snap, x.suffix...)
-
-	// The nested event with "partial" at its end, then "message" right after it.
-	newEv := codec.Splice(make([]byte, 0, len(ev)+len(x.snap)+16), ev, evEdits...)
-	closing := len(newEv) - 1
-	newEv = codec.AppendMember(newEv[:closing], "partial", isEmptyObject(newEv[:closing]))
-	newEv = append(newEv, x.snap...)
-	newEv = append(newEv, '}')
-	newEv = codec.AppendMember(newEv, "message", false)
-	newEv = append(newEv, x.snap...)
-
-	edits := []codec.Edit{{Start: ame.ValStart, End: ame.ValEnd, Text: newEv}}
-	if id := codec.Lookup(line, "messageId"); id.Exists() {
-		edits = append(edits, codec.DeleteEdit(line, id))
-		sortEdits(edits)
-	}
-	return codec.Splice(make([]byte, 0, len(line)+2*len(x.snap)+32), line, edits...)
+	out = append(out, ']')
+	out = append(out, x.suffix...)
+	snapEnd := len(out)
+	x.snapSize = snapEnd - snapStart
+	out = append(out, '}')
+	out = codec.AppendMember(out, "message", false)
+	out = append(out, out[snapStart:snapEnd]...)
+	return codec.Splice(out, line[ame.ValEnd:], after...)
 }
 
 func orEmptyString(raw []byte) []byte {

@@ -19,6 +19,7 @@ type Frame struct {
 	typ     string
 	checked bool
 	err     error
+	index   codec.Index // top-level members, recorded by Check
 }
 
 // EventFrame wraps a typed event.
@@ -47,9 +48,11 @@ func (f *Frame) Line() []byte {
 func (f *Frame) Check() error {
 	if !f.checked {
 		f.checked = true
-		f.err = codec.CheckObject(f.line)
+		f.err = codec.CheckObjectIndexed(f.line, &f.index)
 		if f.err == nil {
-			f.typ = codec.LineType(f.line)
+			var t [1]codec.Member
+			f.index.FindEach(typeKey, t[:])
+			f.typ = t[0].Str(f.line)
 		}
 	}
 	return f.err
@@ -63,9 +66,25 @@ func (f *Frame) Type() string {
 	return f.typ
 }
 
-// Edited returns a frame holding line, a valid edit of f made by a stage.
+// Edited gives the frame line, a valid edit of its line made by the stage holding it, and
+// returns it. The stage owns the frame during Push, so it is changed in place.
 func (f *Frame) Edited(line []byte) *Frame {
-	return &Frame{line: line, LineNo: f.LineNo, typ: f.typ, checked: true}
+	f.line, f.Event = line, nil
+	f.index = codec.Index{}
+	return f
+}
+
+var typeKey = []string{"type"}
+
+// members finds the first top-level member named by each of keys in the frame's line,
+// from the index made when the line was checked when there is one.
+func (f *Frame) members(keys []string, found []codec.Member) {
+	line := f.Line()
+	if f.index.Indexed(line) {
+		f.index.FindEach(keys, found)
+		return
+	}
+	codec.FindEach(line, keys, found)
 }
 
 // Emit hands a frame to the next stage or the output.
@@ -86,25 +105,35 @@ func Chain(stages ...Stage) Stage {
 	case 1:
 		return stages[0]
 	}
-	return chain(stages)
-}
-
-type chain []Stage
-
-func (c chain) emitAt(i int, emit Emit) Emit {
-	if i == len(c) {
-		return emit
+	c := &chain{stages: stages, links: make([]Emit, len(stages))}
+	for i := range stages {
+		if i+1 < len(stages) {
+			next := stages[i+1]
+			link := c.links[i+1 : i+2]
+			c.links[i] = func(f *Frame) error { return next.Push(f, link[0]) }
+		} else {
+			c.links[i] = func(f *Frame) error { return c.sink(f) }
+		}
 	}
-	return func(f *Frame) error { return c[i].Push(f, c.emitAt(i+1, emit)) }
+	return c
 }
 
-func (c chain) Push(f *Frame, emit Emit) error {
-	return c[0].Push(f, c.emitAt(1, emit))
+// chain links its stages once; a push only sets where the last stage's output goes.
+type chain struct {
+	stages []Stage
+	links  []Emit // links[i] receives stage i's output
+	sink   Emit
 }
 
-func (c chain) Flush(emit Emit) error {
-	for i := range c {
-		if err := c[i].Flush(c.emitAt(i+1, emit)); err != nil {
+func (c *chain) Push(f *Frame, emit Emit) error {
+	c.sink = emit
+	return c.stages[0].Push(f, c.links[0])
+}
+
+func (c *chain) Flush(emit Emit) error {
+	c.sink = emit
+	for i, st := range c.stages {
+		if err := st.Flush(c.links[i]); err != nil {
 			return err
 		}
 	}

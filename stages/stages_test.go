@@ -191,7 +191,9 @@ func checkDeltasAddUp(t *testing.T, ls [][]byte) {
 			}
 		}
 	}
-	_ = blocks
+	if updates := len(acc); updates > 0 && blocks != updates {
+		t.Errorf("compared %d blocks with their final content, but %d blocks had updates", blocks, updates)
+	}
 }
 
 func TestExpandRestoresReferenceStreams(t *testing.T) {
