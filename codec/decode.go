@@ -78,20 +78,21 @@ func decodeTypeName(v gjson.Result) string {
 	return "object"
 }
 
-// decodeFields reads the members of one object in a single pass, keeping the first type error.
-type decodeFields struct {
-	what string // "assistant message", "text block", ... for error messages
-	err  error
+// Fields reads typed members of one object (decoded in a single pass with gjson), keeping
+// the first type error. Null counts as absent.
+type Fields struct {
+	What string // "assistant message", "text block", ... for error messages
+	Err  error
 }
 
-func (f *decodeFields) fail(key string, want string, v gjson.Result) {
-	if f.err == nil {
-		f.err = fmt.Errorf("codec: %s: field %q: expected %s, got %s", f.what, key, want, decodeTypeName(v))
+func (f *Fields) fail(key string, want string, v gjson.Result) {
+	if f.Err == nil {
+		f.Err = fmt.Errorf("codec: %s: field %q: expected %s, got %s", f.What, key, want, decodeTypeName(v))
 	}
 }
 
 // str reads a string; null counts as absent.
-func (f *decodeFields) str(key string, v gjson.Result) string {
+func (f *Fields) Str(key string, v gjson.Result) string {
 	switch v.Type {
 	case gjson.String:
 		return v.Str
@@ -102,7 +103,7 @@ func (f *decodeFields) str(key string, v gjson.Result) string {
 	return ""
 }
 
-func (f *decodeFields) int(key string, v gjson.Result) int64 {
+func (f *Fields) Int(key string, v gjson.Result) int64 {
 	switch v.Type {
 	case gjson.Number:
 		return v.Int()
@@ -113,15 +114,15 @@ func (f *decodeFields) int(key string, v gjson.Result) int64 {
 	return 0
 }
 
-func (f *decodeFields) optInt(key string, v gjson.Result) *int64 {
+func (f *Fields) OptInt(key string, v gjson.Result) *int64 {
 	if v.Type == gjson.Null {
 		return nil
 	}
-	n := f.int(key, v)
+	n := f.Int(key, v)
 	return &n
 }
 
-func (f *decodeFields) float(key string, v gjson.Result) float64 {
+func (f *Fields) Float(key string, v gjson.Result) float64 {
 	switch v.Type {
 	case gjson.Number:
 		return v.Num
@@ -132,7 +133,7 @@ func (f *decodeFields) float(key string, v gjson.Result) float64 {
 	return 0
 }
 
-func (f *decodeFields) bool(key string, v gjson.Result) bool {
+func (f *Fields) Bool(key string, v gjson.Result) bool {
 	switch v.Type {
 	case gjson.True:
 		return true
@@ -143,24 +144,24 @@ func (f *decodeFields) bool(key string, v gjson.Result) bool {
 	return false
 }
 
-func (f *decodeFields) optBool(key string, v gjson.Result) *bool {
+func (f *Fields) OptBool(key string, v gjson.Result) *bool {
 	if v.Type == gjson.Null {
 		return nil
 	}
-	b := f.bool(key, v)
+	b := f.Bool(key, v)
 	return &b
 }
 
 // raw copies an encoded value as it is, unless it spans lines: then it is compacted, so
 // that re-encoding it cannot break a JSON-lines stream.
-func (f *decodeFields) raw(v gjson.Result) json.RawMessage {
+func (f *Fields) Raw(v gjson.Result) json.RawMessage {
 	if strings.ContainsAny(v.Raw, "\n\r") {
 		return decodeCompact(v.Raw)
 	}
 	return json.RawMessage(v.Raw)
 }
 
-func (f *decodeFields) contents(key string, v gjson.Result) []Content {
+func (f *Fields) Contents(key string, v gjson.Result) []Content {
 	if v.Type == gjson.Null {
 		return []Content{}
 	}
@@ -169,8 +170,8 @@ func (f *decodeFields) contents(key string, v gjson.Result) []Content {
 		return nil
 	}
 	cs, err := decodeContents(v)
-	if err != nil && f.err == nil {
-		f.err = fmt.Errorf("codec: %s: field %q: %w", f.what, key, err)
+	if err != nil && f.Err == nil {
+		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
 	}
 	return cs
 }
@@ -205,65 +206,65 @@ func decodeContent(v gjson.Result) (Content, error) {
 	switch typ.Str {
 	case "text":
 		c := &TextContent{}
-		f := decodeFields{what: "text block"}
+		f := Fields{What: "text block"}
 		v.ForEach(func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "text":
-				c.Text = f.str(k.Str, x)
+				c.Text = f.Str(k.Str, x)
 			case "textSignature":
-				c.TextSignature = f.str(k.Str, x)
+				c.TextSignature = f.Str(k.Str, x)
 			}
-			return f.err == nil
+			return f.Err == nil
 		})
-		return c, f.err
+		return c, f.Err
 	case "thinking":
 		c := &ThinkingContent{}
-		f := decodeFields{what: "thinking block"}
+		f := Fields{What: "thinking block"}
 		v.ForEach(func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "thinking":
-				c.Thinking = f.str(k.Str, x)
+				c.Thinking = f.Str(k.Str, x)
 			case "thinkingSignature":
-				c.ThinkingSignature = f.str(k.Str, x)
+				c.ThinkingSignature = f.Str(k.Str, x)
 			case "redacted":
-				c.Redacted = f.bool(k.Str, x)
+				c.Redacted = f.Bool(k.Str, x)
 			}
-			return f.err == nil
+			return f.Err == nil
 		})
-		return c, f.err
+		return c, f.Err
 	case "image":
 		c := &ImageContent{}
-		f := decodeFields{what: "image block"}
+		f := Fields{What: "image block"}
 		v.ForEach(func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "data":
-				c.Data = f.str(k.Str, x)
+				c.Data = f.Str(k.Str, x)
 			case "mimeType":
-				c.MimeType = f.str(k.Str, x)
+				c.MimeType = f.Str(k.Str, x)
 			}
-			return f.err == nil
+			return f.Err == nil
 		})
-		return c, f.err
+		return c, f.Err
 	case "toolCall":
 		c := &ToolCall{}
-		f := decodeFields{what: "toolCall block"}
+		f := Fields{What: "toolCall block"}
 		v.ForEach(func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "id":
-				c.ID = f.str(k.Str, x)
+				c.ID = f.Str(k.Str, x)
 			case "name":
-				c.Name = f.str(k.Str, x)
+				c.Name = f.Str(k.Str, x)
 			case "thoughtSignature":
-				c.ThoughtSignature = f.str(k.Str, x)
+				c.ThoughtSignature = f.Str(k.Str, x)
 			case "arguments":
 				c.Arguments = decodeCompact(x.Raw)
 			}
-			return f.err == nil
+			return f.Err == nil
 		})
 		if c.Arguments == nil {
 			c.Arguments = json.RawMessage("{}")
 		}
-		return c, f.err
+		return c, f.Err
 	}
 	return nil, fmt.Errorf("codec: content block: unknown type %q", typ.Str)
 }
@@ -299,87 +300,87 @@ func decodeMessage(v gjson.Result) (Message, error) {
 		return decodeCustom(v)
 	case "branchSummary":
 		m := &BranchSummaryMessage{}
-		f := decodeFields{what: "branchSummary message"}
+		f := Fields{What: "branchSummary message"}
 		v.ForEach(func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "summary":
-				m.Summary = f.str(k.Str, x)
+				m.Summary = f.Str(k.Str, x)
 			case "fromId":
-				m.FromID = f.str(k.Str, x)
+				m.FromID = f.Str(k.Str, x)
 			case "timestamp":
-				m.Timestamp = f.int(k.Str, x)
+				m.Timestamp = f.Int(k.Str, x)
 			}
-			return f.err == nil
+			return f.Err == nil
 		})
-		return m, f.err
+		return m, f.Err
 	case "compactionSummary":
 		m := &CompactionSummaryMessage{}
-		f := decodeFields{what: "compactionSummary message"}
+		f := Fields{What: "compactionSummary message"}
 		v.ForEach(func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "summary":
-				m.Summary = f.str(k.Str, x)
+				m.Summary = f.Str(k.Str, x)
 			case "tokensBefore":
-				m.TokensBefore = f.int(k.Str, x)
+				m.TokensBefore = f.Int(k.Str, x)
 			case "timestamp":
-				m.Timestamp = f.int(k.Str, x)
+				m.Timestamp = f.Int(k.Str, x)
 			}
-			return f.err == nil
+			return f.Err == nil
 		})
-		return m, f.err
+		return m, f.Err
 	}
 	return nil, fmt.Errorf("codec: message: unknown role %q", role.Str)
 }
 
 func decodeUser(v gjson.Result) (Message, error) {
 	m := &UserMessage{}
-	f := decodeFields{what: "user message"}
+	f := Fields{What: "user message"}
 	v.ForEach(func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "content":
 			if x.Type == gjson.String {
 				m.Text = x.Str
 			} else {
-				m.Blocks = f.contents(k.Str, x)
+				m.Blocks = f.Contents(k.Str, x)
 			}
 		case "timestamp":
-			m.Timestamp = f.int(k.Str, x)
+			m.Timestamp = f.Int(k.Str, x)
 		}
-		return f.err == nil
+		return f.Err == nil
 	})
-	return m, f.err
+	return m, f.Err
 }
 
 func decodeAssistant(v gjson.Result) (Message, error) {
 	m := &AssistantMessage{Content: []Content{}}
-	f := decodeFields{what: "assistant message"}
+	f := Fields{What: "assistant message"}
 	v.ForEach(func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "content":
-			m.Content = f.contents(k.Str, x)
+			m.Content = f.Contents(k.Str, x)
 		case "api":
-			m.API = f.str(k.Str, x)
+			m.API = f.Str(k.Str, x)
 		case "provider":
-			m.Provider = f.str(k.Str, x)
+			m.Provider = f.Str(k.Str, x)
 		case "model":
-			m.Model = f.str(k.Str, x)
+			m.Model = f.Str(k.Str, x)
 		case "usage":
 			m.Usage = f.usage(k.Str, x)
 		case "stopReason":
-			m.StopReason = f.str(k.Str, x)
+			m.StopReason = f.Str(k.Str, x)
 		case "errorMessage":
-			m.ErrorMessage = f.str(k.Str, x)
+			m.ErrorMessage = f.Str(k.Str, x)
 		case "timestamp":
-			m.Timestamp = f.int(k.Str, x)
+			m.Timestamp = f.Int(k.Str, x)
 		case "responseId":
-			m.ResponseID = f.str(k.Str, x)
+			m.ResponseID = f.Str(k.Str, x)
 		}
-		return f.err == nil
+		return f.Err == nil
 	})
-	return m, f.err
+	return m, f.Err
 }
 
-func (f *decodeFields) usage(key string, v gjson.Result) (u Usage) {
+func (f *Fields) usage(key string, v gjson.Result) (u Usage) {
 	if v.Type == gjson.Null {
 		return u
 	}
@@ -390,24 +391,24 @@ func (f *decodeFields) usage(key string, v gjson.Result) (u Usage) {
 	v.ForEach(func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "input":
-			u.Input = f.int("usage."+k.Str, x)
+			u.Input = f.Int("usage."+k.Str, x)
 		case "output":
-			u.Output = f.int("usage."+k.Str, x)
+			u.Output = f.Int("usage."+k.Str, x)
 		case "cacheRead":
-			u.CacheRead = f.int("usage."+k.Str, x)
+			u.CacheRead = f.Int("usage."+k.Str, x)
 		case "cacheWrite":
-			u.CacheWrite = f.int("usage."+k.Str, x)
+			u.CacheWrite = f.Int("usage."+k.Str, x)
 		case "totalTokens":
-			u.TotalTokens = f.int("usage."+k.Str, x)
+			u.TotalTokens = f.Int("usage."+k.Str, x)
 		case "cost":
 			u.Cost = f.cost("usage.cost", x)
 		}
-		return f.err == nil
+		return f.Err == nil
 	})
 	return u
 }
 
-func (f *decodeFields) cost(key string, v gjson.Result) (c Cost) {
+func (f *Fields) cost(key string, v gjson.Result) (c Cost) {
 	if v.Type == gjson.Null {
 		return c
 	}
@@ -418,88 +419,119 @@ func (f *decodeFields) cost(key string, v gjson.Result) (c Cost) {
 	v.ForEach(func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "input":
-			c.Input = f.float(key+"."+k.Str, x)
+			c.Input = f.Float(key+"."+k.Str, x)
 		case "output":
-			c.Output = f.float(key+"."+k.Str, x)
+			c.Output = f.Float(key+"."+k.Str, x)
 		case "cacheRead":
-			c.CacheRead = f.float(key+"."+k.Str, x)
+			c.CacheRead = f.Float(key+"."+k.Str, x)
 		case "cacheWrite":
-			c.CacheWrite = f.float(key+"."+k.Str, x)
+			c.CacheWrite = f.Float(key+"."+k.Str, x)
 		case "total":
-			c.Total = f.float(key+"."+k.Str, x)
+			c.Total = f.Float(key+"."+k.Str, x)
 		}
-		return f.err == nil
+		return f.Err == nil
 	})
 	return c
 }
 
 func decodeToolResult(v gjson.Result) (Message, error) {
 	m := &ToolResultMessage{Content: []Content{}}
-	f := decodeFields{what: "toolResult message"}
+	f := Fields{What: "toolResult message"}
 	v.ForEach(func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "toolCallId":
-			m.ToolCallID = f.str(k.Str, x)
+			m.ToolCallID = f.Str(k.Str, x)
 		case "toolName":
-			m.ToolName = f.str(k.Str, x)
+			m.ToolName = f.Str(k.Str, x)
 		case "content":
-			m.Content = f.contents(k.Str, x)
+			m.Content = f.Contents(k.Str, x)
 		case "details":
-			m.Details = f.raw(x)
+			m.Details = f.Raw(x)
 		case "isError":
-			m.IsError = f.bool(k.Str, x)
+			m.IsError = f.Bool(k.Str, x)
 		case "timestamp":
-			m.Timestamp = f.int(k.Str, x)
+			m.Timestamp = f.Int(k.Str, x)
 		}
-		return f.err == nil
+		return f.Err == nil
 	})
-	return m, f.err
+	return m, f.Err
 }
 
 func decodeBashExecution(v gjson.Result) (Message, error) {
 	m := &BashExecutionMessage{}
-	f := decodeFields{what: "bashExecution message"}
+	f := Fields{What: "bashExecution message"}
 	v.ForEach(func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "command":
-			m.Command = f.str(k.Str, x)
+			m.Command = f.Str(k.Str, x)
 		case "output":
-			m.Output = f.str(k.Str, x)
+			m.Output = f.Str(k.Str, x)
 		case "exitCode":
-			m.ExitCode = f.optInt(k.Str, x)
+			m.ExitCode = f.OptInt(k.Str, x)
 		case "cancelled":
-			m.Cancelled = f.bool(k.Str, x)
+			m.Cancelled = f.Bool(k.Str, x)
 		case "truncated":
-			m.Truncated = f.bool(k.Str, x)
+			m.Truncated = f.Bool(k.Str, x)
 		case "fullOutputPath":
-			m.FullOutputPath = f.str(k.Str, x)
+			m.FullOutputPath = f.Str(k.Str, x)
 		case "excludeFromContext":
-			m.ExcludeFromContext = f.optBool(k.Str, x)
+			m.ExcludeFromContext = f.OptBool(k.Str, x)
 		case "timestamp":
-			m.Timestamp = f.int(k.Str, x)
+			m.Timestamp = f.Int(k.Str, x)
 		}
-		return f.err == nil
+		return f.Err == nil
 	})
-	return m, f.err
+	return m, f.Err
 }
 
 func decodeCustom(v gjson.Result) (Message, error) {
 	m := &CustomMessage{}
-	f := decodeFields{what: "custom message"}
+	f := Fields{What: "custom message"}
 	v.ForEach(func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "customType":
-			m.CustomType = f.str(k.Str, x)
+			m.CustomType = f.Str(k.Str, x)
 		case "content":
-			m.Content = f.raw(x)
+			m.Content = f.Raw(x)
 		case "display":
-			m.Display = f.bool(k.Str, x)
+			m.Display = f.Bool(k.Str, x)
 		case "details":
-			m.Details = f.raw(x)
+			m.Details = f.Raw(x)
 		case "timestamp":
-			m.Timestamp = f.int(k.Str, x)
+			m.Timestamp = f.Int(k.Str, x)
 		}
-		return f.err == nil
+		return f.Err == nil
 	})
-	return m, f.err
+	return m, f.Err
+}
+
+// ParseHeader decodes a session header line.
+func ParseHeader(line []byte) (*Header, error) {
+	if err := CheckObject(line); err != nil {
+		return nil, err
+	}
+	h := &Header{}
+	f := Fields{What: "session header"}
+	typ := ""
+	gjson.ParseBytes(line).ForEach(func(k, x gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			typ = f.Str(k.Str, x)
+		case "version":
+			h.Version = f.Int(k.Str, x)
+		case "id":
+			h.ID = f.Str(k.Str, x)
+		case "timestamp":
+			h.Timestamp = f.Str(k.Str, x)
+		case "cwd":
+			h.Cwd = f.Str(k.Str, x)
+		case "parentSession":
+			h.ParentSession = f.Str(k.Str, x)
+		}
+		return f.Err == nil
+	})
+	if f.Err == nil && typ != TypeSession {
+		f.Err = fmt.Errorf("not a session header (type %q)", typ)
+	}
+	return h, f.Err
 }

@@ -133,41 +133,26 @@ func parse(path string, data []byte) (*Loaded, error) {
 }
 
 func parseHeader(h *codec.Header, line []byte) error {
-	if !gjson.ValidBytes(line) {
-		return errors.New("invalid JSON")
+	parsed, err := codec.ParseHeader(line)
+	if err != nil {
+		return err
 	}
-	v := gjson.ParseBytes(line)
-	if !v.IsObject() || v.Get("type").Str != codec.TypeSession {
-		return errors.New("not a session header")
+	if parsed.Version != Version {
+		return fmt.Errorf("unsupported session version %d", parsed.Version)
 	}
-	h.Version = v.Get("version").Int()
-	h.ID = v.Get("id").Str
-	h.Timestamp = v.Get("timestamp").Str
-	h.Cwd = v.Get("cwd").Str
-	h.ParentSession = v.Get("parentSession").Str
-	if h.Version != Version {
-		return fmt.Errorf("unsupported session version %s", v.Get("version").Raw)
-	}
+	*h = *parsed
 	return nil
 }
 
 func parseEntry(line []byte) (Entry, error) {
 	e := Entry{Raw: line}
-	if !gjson.ValidBytes(line) {
-		return e, errors.New("invalid JSON")
+	if err := codec.CheckObject(line); err != nil {
+		return e, err
 	}
 	v := gjson.Parse(codec.UnsafeString(line)) // strings alias the file's data, kept as Raw
-	if !v.IsObject() {
-		return e, errors.New("entry is not an object")
-	}
 	var msg gjson.Result
-	var err error
-	str := func(key string, x gjson.Result) string {
-		if x.Type != gjson.String && x.Type != gjson.Null && err == nil {
-			err = fmt.Errorf("entry field %q is not a string", key)
-		}
-		return x.Str
-	}
+	f := codec.Fields{What: "session entry"}
+	str := f.Str
 	v.ForEach(func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "type":
@@ -187,10 +172,10 @@ func parseEntry(line []byte) (Entry, error) {
 		case "thinkingLevel":
 			e.ThinkingLevel = str(k.Str, x)
 		}
-		return err == nil
+		return f.Err == nil
 	})
-	if err != nil {
-		return e, err
+	if f.Err != nil {
+		return e, f.Err
 	}
 	switch e.Type {
 	case "":
