@@ -22,7 +22,7 @@ func streamOf(t testing.TB, responses ...[]provider.Event) (full, typedDeltas []
 			t.Fatal(err)
 		}
 		if err := deltaStage.Push(stages.EventFrame(e), func(f *stages.Frame) error {
-			return deltaOut.WriteLine(f.Line())
+			return f.WriteLine(deltaOut)
 		}); err != nil {
 			t.Fatal(err)
 		}

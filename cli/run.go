@@ -125,7 +125,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		chain = append(chain, stages.NewDeltas())
 	}
 	st := stages.Chain(chain...)
-	write := func(f *stages.Frame) error { return out.WriteLine(f.Line()) }
+	write := func(f *stages.Frame) error { return f.WriteLine(out) }
 	emit := func(e codec.Event) error {
 		if c.Mode != "json" {
 			return nil

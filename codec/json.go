@@ -158,6 +158,3 @@ func (o *object) end() []byte { return append(o.b, '}') }
 type Encoder interface {
 	AppendJSON(dst []byte) []byte
 }
-
-// Marshal returns the JSON encoding of e.
-func Marshal(e Encoder) []byte { return e.AppendJSON(nil) }

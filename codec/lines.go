@@ -85,6 +85,14 @@ func (lw *LineWriter) WriteLine(line []byte) error {
 
 var newline = []byte{'\n'}
 
+// WriteEncoded encodes e straight into the writer's buffer and writes it as one line: an
+// event made in process is encoded once, into memory that is reused, and written in one call.
+func (lw *LineWriter) WriteEncoded(e Encoder) error {
+	lw.buf = append(e.AppendJSON(lw.buf[:0]), '\n')
+	_, err := lw.w.Write(lw.buf)
+	return err
+}
+
 // SplitLines calls fn for each complete line in p, returning the unconsumed tail; used by
 // writers that receive arbitrary chunks.
 func SplitLines(p []byte, fn func(line []byte) error) (rest []byte, err error) {

@@ -20,7 +20,7 @@ type Writer struct {
 // NewWriter returns a Writer that sends st's output to dst.
 func NewWriter(st Stage, dst io.Writer) *Writer {
 	w := &Writer{st: st, out: codec.NewLineWriter(dst)}
-	w.emit = func(f *Frame) error { return w.out.WriteLine(f.Line()) }
+	w.emit = func(f *Frame) error { return f.WriteLine(w.out) }
 	return w
 }
 

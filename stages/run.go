@@ -33,7 +33,7 @@ type RunStats struct {
 // through in place (or dropped with SkipInvalid); a stage never sees them as events.
 func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunStats, error) {
 	var stats RunStats
-	emit := func(f *Frame) error { return out.WriteLine(f.Line()) }
+	emit := func(f *Frame) error { return f.WriteLine(out) }
 	for _, in := range inputs {
 		lr := codec.NewLineReader(in.Reader)
 		for {

@@ -43,6 +43,15 @@ func (f *Frame) Line() []byte {
 	return f.line
 }
 
+// WriteLine writes the frame as one line to w: its line as it is, or its event encoded
+// into w's buffer (nothing is kept: a frame is written once).
+func (f *Frame) WriteLine(w *codec.LineWriter) error {
+	if f.line == nil && f.Event != nil {
+		return w.WriteEncoded(f.Event)
+	}
+	return w.WriteLine(f.line)
+}
+
 // Check reports why the frame's line is not a JSON object, nil when it is one. The answer is
 // computed once.
 func (f *Frame) Check() error {
