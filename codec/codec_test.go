@@ -232,3 +232,33 @@ func FuzzLineReader(f *testing.F) {
 }
 
 func utfValid(b []byte) bool { return bytes.Equal([]byte(strings.ToValidUTF8(string(b), "\uFFFD")), b) }
+
+// FuzzIndex: validating with an index accepts exactly the lines CheckObject accepts, and the
+// index finds the same members as a scan of the line.
+func FuzzIndex(f *testing.F) {
+	f.Add([]byte(`{"type":"message_update","messageId":3,"assistantMessageEvent":{"type":"x"},"message":{},"type":"dup"}`))
+	f.Add([]byte(` { "a" : [1, {"b":"\"}"}] , "message" : "m" } `))
+	f.Add([]byte(`{"a":1,}`))
+	keys := []string{"type", "messageId", "assistantMessageEvent", "message", "a"}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var ix Index
+		err := CheckObjectIndexed(line, &ix)
+		if want := CheckObject(line); (err == nil) != (want == nil) {
+			t.Fatalf("indexed check %v, plain check %v", err, want)
+		}
+		if err != nil {
+			return
+		}
+		got, want := make([]Member, len(keys)), make([]Member, len(keys))
+		if !ix.Indexed(line) {
+			t.Fatal("index not bound to its line")
+		}
+		ix.FindEach(keys, got)
+		FindEach(line, keys, want)
+		for i := range keys {
+			if got[i] != want[i] {
+				t.Fatalf("%s: index %+v, scan %+v", keys[i], got[i], want[i])
+			}
+		}
+	})
+}
