@@ -233,13 +233,7 @@ func TestDeterministicTimestamps(t *testing.T) {
 }
 
 func TestCrashedLastLine(t *testing.T) {
-	f, err := Create(t.TempDir(), testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, f)
-	f.Close()
-	whole, _ := os.ReadFile(f.Path())
+	f, whole := filledFile(t)
 
 	// Cut the last line in half, as a crash during its write would.
 	lastStart := bytes.LastIndexByte(whole[:len(whole)-1], '\n') + 1
@@ -288,13 +282,7 @@ func TestCrashedLastLine(t *testing.T) {
 }
 
 func TestInvalidLastLineTerminated(t *testing.T) {
-	f, err := Create(t.TempDir(), testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, f)
-	f.Close()
-	good, _ := os.ReadFile(f.Path())
+	f, good := filledFile(t)
 	bad := append(append([]byte(nil), good...), "{\"type\":\"message\",\"id\":\"x\"\n\n"...)
 	os.WriteFile(f.Path(), bad, 0o600)
 	l, err := Read(f.Path())
@@ -315,13 +303,7 @@ func TestInvalidLastLineTerminated(t *testing.T) {
 }
 
 func TestLastLineWithoutLF(t *testing.T) {
-	f, err := Create(t.TempDir(), testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, f)
-	f.Close()
-	whole, _ := os.ReadFile(f.Path())
+	f, whole := filledFile(t)
 	os.WriteFile(f.Path(), whole[:len(whole)-1], 0o600)
 	l, err := Read(f.Path())
 	if err != nil {
@@ -656,4 +638,20 @@ func BenchmarkAppendMessage(b *testing.B) {
 func ExampleNowISO() {
 	fmt.Println(NowISO(time.Date(2026, 12, 2, 14, 2, 42, 971_000_000, time.UTC)))
 	// Output: 2026-12-02T14:02:42.971Z
+}
+
+// filledFile is a closed session file holding the entries of fill, with its contents.
+func filledFile(t *testing.T) (*File, []byte) {
+	t.Helper()
+	f, err := Create(t.TempDir(), testHeader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, f)
+	f.Close()
+	whole, err := os.ReadFile(f.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, whole
 }
