@@ -20,7 +20,8 @@ import (
 // CLI's flag defaults.
 type RetryPolicy struct {
 	MaxRetries int           // retries after the first attempt; 0 (or less) retries nothing
-	BaseDelay  time.Duration // attempt n waits BaseDelay·2^(n-1); 0 retries at once
+	BaseDelay  time.Duration // attempt n waits BaseDelay·2^(n-1), or longer when the provider asks (Retry-After)
+	MaxDelay   time.Duration // a longer Retry-After is not waited for: the failure is final; 0 is no cap
 }
 
 // Config is what an Agent needs.
@@ -37,17 +38,45 @@ type Config struct {
 	// stdout, say).
 	Emit func(codec.Event) error
 	Now  func() time.Time
+
+	// Compaction keeps the context under the model's window (compaction.go).
+	Compaction CompactionSettings
+	// Autonomous keeps the agent working without a human: when it would stop without
+	// saying it is done, a continuation prompt is queued (limits.go).
+	Autonomous bool
+	// Limits bound a prompt's run; zero fields are no limit (limits.go).
+	Limits Limits
+	// Gates are the commands that decide when an autonomous run is done (gates.go).
+	Gates GateSettings
+	// HistoryEntryIDs are the session entry ids of the history given to New, one per
+	// message ("" where there is none), as session.Loaded.ContextEntryIDs returns them.
+	// A compaction names the first message it keeps by its entry id.
+	HistoryEntryIDs []string
 }
 
 // Agent runs prompts against a conversation.
 type Agent struct {
 	cfg     Config
 	history []codec.Message // the context sent to the model
+	ids     []string        // the session entry id of each history message ("" if none)
+
+	// usageFrom is the first history index whose assistant usage measures the current
+	// context: messages before it were summarised or loaded, so their usage is stale.
+	usageFrom int
+	// overflowRetried is set by a compaction after a context overflow and cleared by the
+	// next response that succeeds: the failed request is retried once, not forever.
+	overflowRetried bool
+	// compactionErr is a failed compaction that stopped the run.
+	compactionErr error
+
+	use usage // what the running prompt has used, against the limits
 
 	mu      sync.Mutex
 	emitErr error
 
 	cancel context.CancelFunc
+
+	queue queue // steering messages and follow-ups (queue.go)
 }
 
 // New returns an agent with an empty conversation, or with history.
@@ -55,7 +84,14 @@ func New(cfg Config, history []codec.Message) *Agent {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Agent{cfg: cfg, history: history}
+	if cfg.Autonomous || len(cfg.Gates.Commands) > 0 {
+		cfg.Autonomous = true
+		cfg.SystemPrompt += autonomyNote(cfg.Gates.Commands)
+	}
+	a := &Agent{cfg: cfg, history: history, ids: make([]string, len(history))}
+	copy(a.ids, cfg.HistoryEntryIDs)
+	a.usageFrom = usageStart(history)
+	return a
 }
 
 // Outcome is how a prompt's run ended.
@@ -64,11 +100,25 @@ type Outcome struct {
 	Final *codec.AssistantMessage
 	// Err is set when the stream could not be written; the run stopped early.
 	Err error
+	// CompactionErr is a compaction that failed and stopped the run.
+	CompactionErr error
+	// Limit is the limit that stopped the run before it finished.
+	Limit *LimitError
+	// Gates reports the gates of an autonomous run; nil when none are configured.
+	Gates *GateReport
+
+	command bool // the last prompt was a session command (/compact), not a model run
 }
 
-// Failed reports whether the run ended in error or aborted.
+// Failed reports whether the run ended in error or aborted, or a compaction failed.
 func (o Outcome) Failed() bool {
-	return o.Final == nil || o.Final.StopReason == codec.StopReasonError || o.Final.StopReason == codec.StopReasonAborted
+	if o.CompactionErr != nil {
+		return true
+	}
+	if o.Final == nil {
+		return !o.command
+	}
+	return o.Final.StopReason == codec.StopReasonError || o.Final.StopReason == codec.StopReasonAborted
 }
 
 func (a *Agent) emit(e codec.Event) {
@@ -90,34 +140,130 @@ func (a *Agent) emitFailed() error {
 
 func (a *Agent) nowMs() int64 { return a.cfg.Now().UnixMilli() }
 
-func (a *Agent) save(m codec.Message) {
-	if a.cfg.Store != nil {
-		a.cfg.Store.AppendMessage(m) // a session that cannot be written must not stop the run
+// save appends m to the session and returns its entry id ("" when it has none).
+func (a *Agent) save(m codec.Message) string {
+	if a.cfg.Store == nil {
+		return ""
 	}
+	id, err := a.cfg.Store.AppendMessage(m)
+	if err != nil {
+		return "" // a session that cannot be written must not stop the run
+	}
+	return id
+}
+
+// keep adds a message to the context, with its session entry id.
+func (a *Agent) keep(m codec.Message, id string) {
+	a.history = append(a.history, m)
+	a.ids = append(a.ids, id)
 }
 
 // Prompt runs one prompt to its end: turns until the assistant stops, retrying transient
-// provider failures. ctx cancellation aborts the run cleanly.
+// provider failures; then the queued follow-ups, each a run of its own. In an autonomous run
+// the agent is then checked: gates run, or a continuation prompt is queued, until it is done
+// or a limit stops it. A "/compact [instructions]" prompt compacts the context instead of
+// going to the model. ctx cancellation aborts the run cleanly.
 func (a *Agent) Prompt(ctx context.Context, user *codec.UserMessage) Outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a.mu.Lock()
 	a.cancel = cancel
 	a.mu.Unlock()
+	a.beginQueue()
+	defer a.endQueue()
+	a.use = usage{start: a.cfg.Now()}
+	a.compactionErr = nil
 
-	next := user // only the first cycle adds the user's message
+	var out Outcome
+	if len(a.cfg.Gates.Commands) > 0 {
+		out.Gates = &GateReport{}
+	}
+	var next []*codec.UserMessage
+	if user != nil {
+		next = append(next, user)
+	}
+	for {
+		if instructions, ok := compactCommand(only(next)); ok {
+			out.command = true
+			if err := a.Compact(ctx, instructions); err != nil {
+				out.CompactionErr = err
+				out.Err = a.emitFailed()
+				return out
+			}
+		} else {
+			o := a.promptOnce(ctx, next...)
+			out.Final, out.Err, out.CompactionErr, out.command = o.Final, o.Err, o.CompactionErr, false
+			out.Limit = a.use.limitHit
+			if out.Err != nil || out.Failed() || out.Limit != nil || ctx.Err() != nil {
+				return out
+			}
+		}
+		// The agent would stop here: what it was asked to do next comes first (steering
+		// that arrived as it stopped, then follow-ups); then an autonomous run checks
+		// whether it is done.
+		if !a.hasQueued() && a.cfg.Autonomous && !out.command {
+			done := a.checkDone(ctx, &out)
+			if ctx.Err() != nil || out.Limit != nil || (done && !a.hasQueued()) {
+				out.Err = a.emitFailed()
+				return out
+			}
+		}
+		if !a.hasQueued() {
+			return out
+		}
+		if out.Limit = a.limitReached(); out.Limit != nil {
+			return out
+		}
+		if next = a.takeSteering(); next == nil {
+			next = []*codec.UserMessage{a.takeFollowUp()}
+		}
+	}
+}
+
+// only is the single message of msgs, nil when there are more or none.
+func only(msgs []*codec.UserMessage) *codec.UserMessage {
+	if len(msgs) != 1 {
+		return nil
+	}
+	return msgs[0]
+}
+
+// promptOnce runs user messages to their end, with retries: a transient failure runs the
+// request again after a pause; a context overflow compacts and runs it again once.
+func (a *Agent) promptOnce(ctx context.Context, users ...*codec.UserMessage) Outcome {
+	if err := a.compactIfNeeded(ctx, users...); err != nil {
+		return Outcome{Err: a.emitFailed(), CompactionErr: err}
+	}
+	next := users // only the first cycle adds the user's messages
 	for retry := 0; ; retry++ {
-		final, retryable := a.run(ctx, next, retry)
+		final, fail := a.run(ctx, next, retry)
 		next = nil
+		if a.compactionErr != nil {
+			return Outcome{Final: final, Err: a.emitFailed(), CompactionErr: a.compactionErr}
+		}
 		failed := final.StopReason == codec.StopReasonError
-		again := failed && retryable && retry < a.cfg.Retry.MaxRetries && ctx.Err() == nil && a.emitFailed() == nil
+		if failed && fail.overflow && a.cfg.Compaction.Auto && !a.overflowRetried && ctx.Err() == nil && a.emitFailed() == nil {
+			if retry > 0 {
+				a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(retry), FinalError: final.ErrorMessage})
+			}
+			a.overflowRetried = true
+			if err := a.compact(ctx, ReasonOverflow, "", true); err != nil {
+				return Outcome{Final: final, Err: a.emitFailed(), CompactionErr: err}
+			}
+			retry = -1 // the request runs again as a new cycle, not as a transient retry
+			continue
+		}
+		delay := max(a.cfg.Retry.BaseDelay<<retry, fail.retryAfter)
+		// A provider that asks for a longer pause than the cap is not retried: waiting less
+		// than it asked would only fail again.
+		again := failed && fail.retryable && retry < a.cfg.Retry.MaxRetries && ctx.Err() == nil && a.emitFailed() == nil &&
+			(a.cfg.Retry.MaxDelay <= 0 || fail.retryAfter <= a.cfg.Retry.MaxDelay)
 		if !again {
 			if failed && retry > 0 {
 				a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(retry), FinalError: final.ErrorMessage})
 			}
 			return Outcome{Final: final, Err: a.emitFailed()}
 		}
-		delay := a.cfg.Retry.BaseDelay << retry
 		a.emit(&codec.AutoRetryStart{Attempt: int64(retry + 1), MaxAttempts: int64(a.cfg.Retry.MaxRetries),
 			DelayMs: delay.Milliseconds(), ErrorMessage: final.ErrorMessage})
 		select {
@@ -129,40 +275,50 @@ func (a *Agent) Prompt(ctx context.Context, user *codec.UserMessage) Outcome {
 	}
 }
 
-// run is one agent_start … agent_end cycle; retry is the retry attempt it is (0 for the
-// first). It returns the terminal assistant message and whether its failure is transient.
-func (a *Agent) run(ctx context.Context, user *codec.UserMessage, retry int) (final *codec.AssistantMessage, retryable bool) {
+// failure says what kind of failure a response ended in.
+type failure struct {
+	retryable  bool          // transient: worth retrying after a pause
+	retryAfter time.Duration // the pause the provider asked for, 0 when none
+	overflow   bool          // the request did not fit the model's context window
+}
+
+// run is one agent_start … agent_end cycle, opened by the users' messages (none for a
+// retry); retry is the retry attempt it is (0 for the first). It returns the terminal
+// assistant message and what kind of failure it ended in. Between turns it delivers
+// steering messages, compacts when the context nears the window, and stops when a limit
+// is reached.
+func (a *Agent) run(ctx context.Context, users []*codec.UserMessage, retry int) (final *codec.AssistantMessage, fail failure) {
 	a.emit(&codec.AgentStart{})
 	a.emit(&codec.TurnStart{})
 	var added []codec.Message
-	if user != nil {
-		a.emit(&codec.MessageStart{Message: user})
-		a.emit(&codec.MessageEnd{Message: user})
-		a.save(user)
-		a.history = append(a.history, user)
-		added = append(added, user)
-	}
+	pending := users // user messages that open the turn
 	for {
-		final, retryable = a.respond(ctx, retry)
+		for _, m := range pending {
+			a.emit(&codec.MessageStart{Message: m})
+			a.emit(&codec.MessageEnd{Message: m})
+			a.keep(m, a.save(m))
+			added = append(added, m)
+		}
+		final, fail = a.respond(ctx, retry)
 		retry = 0 // a retry ends with the first response that does not fail
 		added = append(added, final)
-		a.save(final)
+		id := a.save(final)
 		if final.StopReason == codec.StopReasonError || final.StopReason == codec.StopReasonAborted {
 			a.emit(&codec.TurnEnd{Message: final, ToolResults: []*codec.ToolResultMessage{}})
 			break
 		}
-		a.history = append(a.history, final)
-		calls := toolCalls(final)
-		if len(calls) == 0 {
-			a.emit(&codec.TurnEnd{Message: final, ToolResults: []*codec.ToolResultMessage{}})
-			break
+		a.overflowRetried = false
+		a.use.turns++
+		a.keep(final, id)
+		calls := final.ToolCalls()
+		results := []*codec.ToolResultMessage{}
+		if len(calls) > 0 {
+			results = a.runTools(ctx, calls)
 		}
-		results := a.runTools(ctx, calls)
 		for _, r := range results {
 			a.emit(&codec.MessageStart{Message: r})
 			a.emit(&codec.MessageEnd{Message: r})
-			a.save(r)
-			a.history = append(a.history, r)
+			a.keep(r, a.save(r))
 			added = append(added, r)
 		}
 		a.emit(&codec.TurnEnd{Message: final, ToolResults: results})
@@ -170,25 +326,28 @@ func (a *Agent) run(ctx context.Context, user *codec.UserMessage, retry int) (fi
 			// Aborted while tools ran: the run ends here, with the tools' results kept.
 			break
 		}
+		if len(calls) == 0 && !a.hasSteering() {
+			break // the assistant is done; follow-ups are new runs
+		}
+		// A turn boundary: limits are checked, steering messages open the next turn, and
+		// the context is compacted if the next request would come near the window.
+		if a.use.limitHit = a.limitReached(); a.use.limitHit != nil {
+			break
+		}
+		pending = a.takeSteering()
+		if err := a.compactIfNeeded(ctx, pending...); err != nil {
+			a.compactionErr = err
+			break
+		}
 		a.emit(&codec.TurnStart{})
 	}
 	a.emit(&codec.AgentEnd{Messages: added})
-	return final, retryable
-}
-
-func toolCalls(m *codec.AssistantMessage) []*codec.ToolCall {
-	var calls []*codec.ToolCall
-	for _, c := range m.Content {
-		if tc, ok := c.(*codec.ToolCall); ok {
-			calls = append(calls, tc)
-		}
-	}
-	return calls
+	return final, fail
 }
 
 // respond streams one assistant message. When it is retry attempt n (> 0) and succeeds,
 // the retry ends right after its message_end.
-func (a *Agent) respond(ctx context.Context, retry int) (msg *codec.AssistantMessage, retryable bool) {
+func (a *Agent) respond(ctx context.Context, retry int) (msg *codec.AssistantMessage, fail failure) {
 	m := a.cfg.Model
 	msg = &codec.AssistantMessage{Content: []codec.Content{}, API: m.API, Provider: m.Provider, Model: m.ID,
 		StopReason: codec.StopReasonStop, Timestamp: a.nowMs()}
@@ -203,13 +362,16 @@ func (a *Agent) respond(ctx context.Context, retry int) (msg *codec.AssistantMes
 		})
 	}
 	var perr *provider.Error
-	retryable = errors.As(err, &perr) && perr.Retryable
+	if errors.As(err, &perr) {
+		fail.retryable, fail.retryAfter, fail.overflow = perr.Retryable, perr.RetryAfter, perr.Overflow
+	}
 	asm.finish(err, ctx.Err() != nil)
+	a.use.tokens += msg.Usage.TotalTokens
 	a.emit(&codec.MessageEnd{Message: msg})
 	if retry > 0 && msg.StopReason != codec.StopReasonError {
 		a.emit(&codec.AutoRetryEnd{Success: true, Attempt: int64(retry)})
 	}
-	return msg, retryable
+	return msg, fail
 }
 
 func (a *Agent) request() provider.Request {
@@ -222,7 +384,11 @@ func (a *Agent) request() provider.Request {
 		if am, ok := m.(*codec.AssistantMessage); ok && (am.StopReason == codec.StopReasonError || am.StopReason == codec.StopReasonAborted) {
 			continue // failed responses are not part of the conversation the model sees
 		}
-		msgs = append(msgs, m)
+		// Messages the protocols have no role for (summaries, commands the user ran) go as
+		// user messages, converted in one place.
+		if m = provider.AsUserMessage(m); m != nil {
+			msgs = append(msgs, m)
+		}
 	}
 	return provider.Request{Model: a.cfg.Model, SystemPrompt: a.cfg.SystemPrompt, Messages: msgs,
 		Tools: specs, ThinkingLevel: a.cfg.ThinkingLevel}

@@ -33,6 +33,9 @@ type blockState struct {
 	text strings.Builder // text or thinking so far; the block's string is a view of it
 	open bool
 	sig  string // a signature, set on the block only in the final message
+	// redacted: a thinking block the provider sent encrypted; like the signature it is
+	// marked only in the final message, so snapshots stay what their deltas make.
+	redacted bool
 }
 
 func newAssembler(msg *codec.AssistantMessage, emit func(codec.Event)) *assembler {
@@ -50,7 +53,7 @@ func (a *assembler) handle(e provider.Event) {
 	case provider.BlockStart:
 		idx := len(a.msg.Content)
 		a.index[e.Block] = idx
-		a.blocks = append(a.blocks, &blockState{open: true})
+		a.blocks = append(a.blocks, &blockState{open: true, redacted: e.Redacted})
 		switch e.BlockKind {
 		case "thinking":
 			a.msg.Content = append(a.msg.Content, &codec.ThinkingContent{})
@@ -141,7 +144,7 @@ func (a *assembler) finish(err error, aborted bool) {
 		case *codec.TextContent:
 			c.Text, c.TextSignature = strings.Clone(c.Text), b.sig
 		case *codec.ThinkingContent:
-			c.Thinking, c.ThinkingSignature = strings.Clone(c.Thinking), b.sig
+			c.Thinking, c.ThinkingSignature, c.Redacted = strings.Clone(c.Thinking), b.sig, b.redacted
 		case *codec.ToolCall:
 			c.ThoughtSignature = b.sig
 		}

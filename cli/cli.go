@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,14 @@ type CLI struct {
 
 	Run    RunCmd    `cmd:"" default:"withargs" help:"Run the agent on prompts (the default command)."`
 	Filter FilterCmd `cmd:"" help:"Stream filters: read JSON lines, write JSON lines."`
+	Models ModelsCmd `cmd:"" help:"List the models available: the built-in catalog and <home>/models.json."`
+
+	Sessions SessionsCmd `cmd:"" help:"Saved sessions: list, show, rm."`
+	List     ListCmd     `cmd:"" help:"List the running sessions (started here or detached)."`
+	Stop     StopCmd     `cmd:"" help:"Stop a running session as Ctrl-C would; it exits 1 with 'stopped by request'."`
+	Send     SendCmd     `cmd:"" help:"Queue a message into a running session (--steer or --follow-up)."`
+	Attach   AttachCmd   `cmd:"" help:"Print a detached run's stream from the start (or --from-now) and follow it to its end; exit with its status."`
+	Compact  CompactCmd  `cmd:"" help:"Summarise the older part of a saved session, so that resuming it continues from the summary."`
 }
 
 // Main runs the command line of the process and returns its exit status.
@@ -92,6 +101,9 @@ func Run(args []string, streams IO) (code int) {
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
+		if errors.Is(err, syscall.EPIPE) {
+			return ExitOK // the reader of --help went away (| head)
+		}
 		fmt.Fprintf(streams.Err, "error: %v\n", err)
 		return ExitUsage
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/stages"
 )
@@ -17,6 +18,22 @@ import (
 type FilterCmd struct {
 	Deltas DeltasCmd `cmd:"" help:"Convert the full form of a stream to the delta form (what --json-deltas writes)."`
 	Expand ExpandCmd `cmd:"" help:"Convert the delta form of a stream back to the full form."`
+	Header HeaderCmd `cmd:"" help:"Start the stream with a session header; stamp events with its id."`
+	Select SelectCmd `cmd:"" help:"Keep (or drop) events by type, role and tool name."`
+	Text   TextCmd   `cmd:"" help:"Print the answer text of a recorded run (plain text, not JSON)."`
+
+	Verdict  VerdictCmd  `cmd:"" help:"Decide how a recorded run ended: exit with its status, print a JSON summary."`
+	Validate ValidateCmd `cmd:"" help:"Check a stream against the spec; report each violation on stderr."`
+	Redact   RedactCmd   `cmd:"" help:"Replace secrets (API keys, tokens, private keys, passwords) in every string with [REDACTED:<rule>]."`
+}
+
+// Run lists the filters when none is named: `base-context filter` is a question, not a
+// mistake. Kong also runs it ahead of a named filter's Run, which it then leaves alone.
+func (c *FilterCmd) Run(k *kong.Context) error {
+	if sel := k.Selected(); sel == nil || !sel.Target.CanAddr() || sel.Target.Addr().Interface() != any(c) {
+		return nil
+	}
+	return k.PrintUsage(false)
 }
 
 // FilterIO is the flag group every filter shares.
@@ -44,7 +61,13 @@ func (c *ExpandCmd) Run(streams *IO) error { return c.run(streams, stages.NewExp
 
 // run feeds the inputs through st. Invalid lines are reported as they are met and make the
 // filter exit 1 at the end, once everything else has been written.
-func (fio *FilterIO) run(streams *IO, st stages.Stage) (err error) {
+func (fio *FilterIO) run(streams *IO, st stages.Stage) error {
+	return fio.runTo(streams, func(io.Writer) stages.Stage { return st })
+}
+
+// runTo is run for a stage that writes to the output itself (plain text, summaries):
+// newStage gets the output the filter writes to.
+func (fio *FilterIO) runTo(streams *IO, newStage func(out io.Writer) stages.Stage) (err error) {
 	inputs, closeInputs, err := fio.open(streams)
 	if err != nil {
 		return err
@@ -57,7 +80,7 @@ func (fio *FilterIO) run(streams *IO, st stages.Stage) (err error) {
 	}
 	defer func() { err = commit(err) }()
 
-	stats, err := stages.Run(inputs, codec.NewLineWriter(out), st, stages.RunOptions{
+	stats, err := stages.Run(inputs, codec.NewLineWriter(out), newStage(out), stages.RunOptions{
 		SkipInvalid: fio.SkipInvalid,
 		Report:      func(msg string) { fmt.Fprintln(streams.Err, msg) },
 	})

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/basecontext/base-context/agent"
-	"github.com/basecontext/base-context/agent/provider"
-	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/stages"
@@ -28,8 +26,7 @@ type RunCmd struct {
 	Print      bool   `short:"p" help:"Print only the final answer (text mode)."`
 	JSONDeltas bool   `name:"json-deltas" help:"With --mode json: compact streaming updates (the delta form)."`
 
-	Model    string `default:"script/default" help:"Model as provider/id. script/<name> is the offline scripted provider."`
-	Script   string `placeholder:"FILE" env:"BASE_CONTEXT_SCRIPT" help:"Script the scripted provider plays (default: a built-in one that lists files)."`
+	ModelFlags
 	Thinking string `enum:"off,minimal,low,medium,high,xhigh" default:"off" help:"Thinking level."`
 
 	Tools   string `placeholder:"LIST" help:"Comma-separated tools to enable (default: ${tools})."`
@@ -37,9 +34,14 @@ type RunCmd struct {
 
 	SessionDir string `placeholder:"DIR" help:"Where sessions are saved (default: $BASE_CONTEXT_HOME/sessions, or ~/.base-context/sessions)."`
 	NoSession  bool   `help:"Keep the session in memory only."`
+	SessionFlags
 
 	MaxRetries     int           `default:"3" help:"Retries of a transient provider failure."`
 	RetryBaseDelay time.Duration `default:"2s" help:"Delay before the first retry; it doubles for each next one."`
+	MaxRetryDelay  time.Duration `default:"60s" help:"Longest Retry-After a provider may ask for; a longer one ends the run instead of waiting."`
+
+	LongRunFlags // compaction, --autonomous, limits, gates (run_long.go)
+	RedactFlags  // --redact, --redact-session (run_redact.go)
 }
 
 // Validate checks flag combinations kong cannot express.
@@ -50,11 +52,14 @@ func (c *RunCmd) Validate() error {
 	if c.NoTools && c.Tools != "" {
 		return fmt.Errorf("--tools and --no-tools exclude each other")
 	}
-	return nil
+	return c.LongRunFlags.validate()
 }
 
 // Run runs the agent.
 func (c *RunCmd) Run(streams *IO) error {
+	if c.Detach {
+		return c.detach(streams)
+	}
 	ctx, stop, signalled := interruptContext()
 	defer stop()
 	return c.run(ctx, streams, signalled)
@@ -89,7 +94,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
 	}
-	model, prov, err := c.resolveModel(streams)
+	model, prov, err := c.ModelFlags.resolve(streams, c.savedModel(streams, cwd))
 	if err != nil {
 		return err
 	}
@@ -105,22 +110,31 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		return err
 	}
 
-	header := &codec.Header{Version: 3, ID: session.NewID(), Timestamp: session.NowISO(time.Now()), Cwd: cwd}
-	var store session.Store = session.NewMemory()
-	if !c.NoSession {
-		f, err := session.Create(c.sessionDir(streams), *header)
-		if err != nil {
-			return Fail(ExitUsage, "cannot create the session file: "+err.Error())
-		}
-		store = f
+	// A new session, or the one --resume, --continue or --fork names (run_sessions.go).
+	sess, err := c.openSession(streams, cwd)
+	if err != nil {
+		return err
 	}
-	defer store.Close()
+	defer sess.Close()
+	header, store := sess.Header, sess.Store
+	redact, err := c.RedactFlags.stage(c.apiKeys(streams))
+	if err != nil {
+		return err
+	}
+	store = c.RedactFlags.store(store)
 	store.AppendModelChange(model.Provider, model.ID)
 	store.AppendThinkingLevel(c.Thinking)
 
-	// The output chain: the agent's full events go through the stages to one writer.
+	// The output chain: the agent's full events go through the stages to one writer. Its
+	// first stage writes the session header ahead of the first event.
 	out := codec.NewLineWriter(streams.Out)
 	var chain []stages.Stage
+	if c.Mode == "json" {
+		chain = append(chain, stages.NewHeader(stages.HeaderOptions{Header: *header}))
+	}
+	if redact != nil {
+		chain = append(chain, redact) // before deltas: it streams the full form's snapshots
+	}
 	if c.JSONDeltas {
 		chain = append(chain, stages.NewDeltas())
 	}
@@ -133,37 +147,37 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		return st.Push(stages.EventFrame(e), write)
 	}
 
-	if err := emit(header); err != nil {
-		return err
-	}
-	ag := agent.New(agent.Config{
+	ag := agent.New(c.LongRunFlags.apply(agent.Config{
 		Provider: prov, Model: model, Tools: toolset, SystemPrompt: systemPrompt(cwd, toolset),
 		ThinkingLevel: c.Thinking, Store: store, Emit: emit,
-		Retry: agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay},
-	}, nil)
+		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
+		HistoryEntryIDs: sess.HistoryIDs,
+	}, cwd), sess.History)
+	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
 
-	queue := newPromptQueue(prompts, emit)
-	var outcome agent.Outcome
-	for i, p := range prompts {
-		queue.begin(i)
-		outcome = ag.Prompt(ctx, &codec.UserMessage{
-			Blocks: []codec.Content{&codec.TextContent{Text: p}}, Timestamp: time.Now().UnixMilli()})
-		if outcome.Err != nil || outcome.Failed() || ctx.Err() != nil {
-			break
-		}
+	// The prompts after the first wait in the agent's queue as follow-ups.
+	for _, p := range prompts[1:] {
+		ag.FollowUp(p)
 	}
-	queue.end()
+	outcome := ag.Prompt(ctx, &codec.UserMessage{
+		Blocks: []codec.Content{&codec.TextContent{Text: prompts[0]}}, Timestamp: time.Now().UnixMilli()})
 	if err := st.Flush(write); err != nil && outcome.Err == nil {
 		outcome.Err = err
 	}
 	if outcome.Err != nil {
 		return outcome.Err
 	}
+	if sess.StoppedByRequest() && outcome.Failed() {
+		return Fail(ExitFailure, "stopped by request")
+	}
 	switch signalled() {
 	case syscall.SIGINT:
 		return Fail(ExitInterrupted, "interrupted")
 	case syscall.SIGTERM:
 		return Fail(ExitTerminated, "terminated")
+	}
+	if err := c.LongRunFlags.exit(outcome); err != nil {
+		return err // gates (4), compaction (1), limits (3)
 	}
 	if outcome.Failed() {
 		msg := "the run ended without an answer"
@@ -195,25 +209,6 @@ func finalText(m *codec.AssistantMessage) string {
 		}
 	}
 	return strings.Join(parts, "")
-}
-
-func (c *RunCmd) resolveModel(streams *IO) (provider.Model, provider.Provider, error) {
-	provName, id, ok := strings.Cut(c.Model, "/")
-	if !ok || provName != "script" || id == "" {
-		return provider.Model{}, nil, Fail(ExitUsage, fmt.Sprintf(
-			"unknown model %q: the models available are script/<name> (the offline scripted provider, with --script FILE)", c.Model))
-	}
-	var s *provider.Script
-	var err error
-	if c.Script != "" {
-		s, err = provider.LoadScript(c.Script)
-	} else {
-		s, err = provider.DefaultScript()
-	}
-	if err != nil {
-		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
-	}
-	return provider.Model{ID: id, Name: id, Provider: "script", API: "script", ContextWindow: 200000, MaxTokens: 32000}, s, nil
 }
 
 // prompts gathers the prompts: stdin (when it is not a terminal) and @FILE arguments go
@@ -307,33 +302,4 @@ func systemPrompt(cwd string, ts []tools.Tool) string {
 	}
 	fmt.Fprintf(&b, "\nWorking directory: %s\nDate: %s\n", cwd, time.Now().Format("2006-01-02"))
 	return b.String()
-}
-
-// promptQueue reports the prompts waiting their turn as session_action_update events,
-// when there are any.
-type promptQueue struct {
-	prompts []string
-	emit    func(codec.Event) error
-	active  bool
-}
-
-func newPromptQueue(prompts []string, emit func(codec.Event) error) *promptQueue {
-	return &promptQueue{prompts: prompts, emit: emit, active: len(prompts) > 1}
-}
-
-func (q *promptQueue) begin(i int) {
-	if !q.active {
-		return
-	}
-	waiting := append([]string{}, q.prompts[i+1:]...)
-	q.emit(&codec.SessionActionUpdate{Actions: codec.SessionActions{
-		QueuedCount: int64(len(waiting)), Steering: []string{}, FollowUps: waiting,
-		Active: &codec.ActiveAction{Kind: "turn", Phase: "running"}}})
-}
-
-func (q *promptQueue) end() {
-	if !q.active {
-		return
-	}
-	q.emit(&codec.SessionActionUpdate{Actions: codec.SessionActions{Steering: []string{}, FollowUps: []string{}}})
 }

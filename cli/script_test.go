@@ -20,9 +20,17 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "../testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"mockserver": cmdMockserver,
+			"waitfor":    cmdWaitfor,
+			"headerid":   cmdHeaderID,
+		},
 		Setup: func(env *testscript.Env) error {
 			dir, err := filepath.Abs("../testdata")
 			env.Setenv("TESTDATA", dir)
+			// Each script has a home of its own (runs register under <home>/run); a script
+			// can set another.
+			env.Setenv("BASE_CONTEXT_HOME", filepath.Join(env.WorkDir, ".base-context"))
 			return err
 		},
 	})

@@ -262,3 +262,31 @@ func FuzzIndex(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSkipValue: on valid JSON, SkipValue crosses exactly one value, and Elem finds the
+// same elements of an array as encoding/json.
+func FuzzSkipValue(f *testing.F) {
+	for _, s := range []string{` [ 1 , "a\"]" , {"b":[2]} , true ] `, `[]`, `{"a":"\\"}`, `-1.5e3`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !Valid(b) {
+			return
+		}
+		if end := SkipSpace(b, SkipValue(b, SkipSpace(b, 0))); end != len(b) {
+			t.Fatalf("SkipValue(%q) stops at %d", b, end)
+		}
+		var elems []json.RawMessage
+		if json.Unmarshal(b, &elems) != nil {
+			return
+		}
+		for n, want := range elems {
+			if m := Elem(b, n); m.KeyStart != m.ValStart || !bytes.Equal(m.Raw(b), want) {
+				t.Fatalf("Elem(%q, %d) = %+v (%q), want %q", b, n, m, m.Raw(b), want)
+			}
+		}
+		if Elem(b, len(elems)).Exists() || Elem(b, -1).Exists() {
+			t.Fatalf("Elem(%q) found an element past the end", b)
+		}
+	})
+}

@@ -20,7 +20,7 @@ import (
 
 // CheckObject reports why line is not a single JSON object, or nil when it is one.
 func CheckObject(line []byte) error {
-	i := skipSpace(line, 0)
+	i := SkipSpace(line, 0)
 	if i == len(line) {
 		return errors.New("empty line, expected a JSON object")
 	}
@@ -61,7 +61,8 @@ func kindOf(c byte) string {
 	}
 }
 
-func skipSpace(b []byte, i int) int {
+// SkipSpace returns the index of the first byte at or after i that is not JSON white space.
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
@@ -118,7 +119,7 @@ func Lookup(obj []byte, path string) Member {
 	cur := obj
 	for {
 		step, rest, more := strings.Cut(path, ".")
-		if n, err := strconv.Atoi(step); err == nil && len(cur) > 0 && cur[skipSpace(cur, 0)] == '[' {
+		if n, err := strconv.Atoi(step); err == nil && len(cur) > 0 && cur[SkipSpace(cur, 0)] == '[' {
 			m = Elem(cur, n)
 		} else {
 			m = Find(cur, step)
@@ -141,23 +142,15 @@ func Lookup(obj []byte, path string) Member {
 // Elem returns element n of the array arr (valid JSON) as a Member whose KeyStart is the
 // element's start.
 func Elem(arr []byte, n int) Member {
-	i := skipSpace(arr, 0)
-	if i >= len(arr) || arr[i] != '[' || n < 0 {
-		return Member{}
-	}
-	i = skipSpace(arr, i+1)
-	for k := 0; i < len(arr) && arr[i] != ']'; k++ {
-		end := skipValue(arr, i)
+	var found Member
+	EachElem(arr, func(k int, elem []byte) bool {
 		if k == n {
-			return Member{KeyStart: i, ValStart: i, ValEnd: end}
+			start := cap(arr) - cap(elem) // elem is arr[start:start+len(elem)]
+			found = Member{KeyStart: start, ValStart: start, ValEnd: start + len(elem)}
 		}
-		i = skipSpace(arr, end)
-		if i >= len(arr) || arr[i] != ',' {
-			break
-		}
-		i = skipSpace(arr, i+1)
-	}
-	return Member{}
+		return k < n
+	})
+	return found
 }
 
 // Edit replaces obj[Start:End] with Text.
@@ -173,9 +166,9 @@ func DeleteEdit(obj []byte, m Member) Edit {
 		return Edit{Start: before - 1, End: m.ValEnd}
 	}
 	// First member: take the comma after it instead.
-	after := skipSpace(obj, m.ValEnd)
+	after := SkipSpace(obj, m.ValEnd)
 	if after < len(obj) && obj[after] == ',' {
-		after = skipSpace(obj, after+1)
+		after = SkipSpace(obj, after+1)
 		return Edit{Start: m.KeyStart, End: after}
 	}
 	return Edit{Start: m.KeyStart, End: m.ValEnd}

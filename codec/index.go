@@ -29,13 +29,13 @@ func CheckObjectIndexed(line []byte, ix *Index) error {
 
 // indexObject validates line as one object, recording its members.
 func indexObject(b []byte, ix *Index) bool {
-	i := skipSpace(b, 0)
+	i := SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return skipSpace(b, i+1) == len(b)
+		return SkipSpace(b, i+1) == len(b)
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
@@ -47,27 +47,27 @@ func indexObject(b []byte, ix *Index) bool {
 			return false
 		}
 		key := b[keyStart+1 : i-1]
-		i = skipSpace(b, i)
+		i = SkipSpace(b, i)
 		if i >= len(b) || b[i] != ':' {
 			return false
 		}
-		valStart := skipSpace(b, i+1)
+		valStart := SkipSpace(b, i+1)
 		if i, ok = validValue(b, valStart, 1); !ok {
 			return false
 		}
 		ix.keys = append(ix.keys, key)
 		ix.members = append(ix.members, Member{KeyStart: keyStart, ValStart: valStart, ValEnd: i})
-		i = skipSpace(b, i)
+		i = SkipSpace(b, i)
 		if i >= len(b) {
 			return false
 		}
 		if b[i] == '}' {
-			return skipSpace(b, i+1) == len(b)
+			return SkipSpace(b, i+1) == len(b)
 		}
 		if b[i] != ',' {
 			return false
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 	}
 }
 

@@ -189,8 +189,19 @@ type CompactionSummaryMessage struct {
 	Timestamp    int64
 }
 
-func (*UserMessage) Role() string              { return "user" }
-func (*AssistantMessage) Role() string         { return "assistant" }
+func (*UserMessage) Role() string      { return "user" }
+func (*AssistantMessage) Role() string { return "assistant" }
+
+// ToolCalls returns the message's tool calls, in order.
+func (m *AssistantMessage) ToolCalls() []*ToolCall {
+	var calls []*ToolCall
+	for _, c := range m.Content {
+		if tc, ok := c.(*ToolCall); ok {
+			calls = append(calls, tc)
+		}
+	}
+	return calls
+}
 func (*ToolResultMessage) Role() string        { return "toolResult" }
 func (*BashExecutionMessage) Role() string     { return "bashExecution" }
 func (*CustomMessage) Role() string            { return "custom" }

@@ -30,8 +30,8 @@ func hasSpecial(v uint64) bool {
 // Valid reports whether b is exactly one JSON value, with optional surrounding white space,
 // in valid UTF-8.
 func Valid(b []byte) bool {
-	i, ok := validValue(b, skipSpace(b, 0), 0)
-	return ok && skipSpace(b, i) == len(b)
+	i, ok := validValue(b, SkipSpace(b, 0), 0)
+	return ok && SkipSpace(b, i) == len(b)
 }
 
 const maxDepth = 10000
@@ -47,7 +47,7 @@ func validValue(b []byte, i, depth int) (int, bool) {
 		if depth >= maxDepth {
 			return i, false
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 		if i < len(b) && b[i] == '}' {
 			return i + 1, true
 		}
@@ -59,14 +59,14 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			if i, ok = validString(b, i+1); !ok {
 				return i, false
 			}
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			if i >= len(b) || b[i] != ':' {
 				return i, false
 			}
-			if i, ok = validValue(b, skipSpace(b, i+1), depth+1); !ok {
+			if i, ok = validValue(b, SkipSpace(b, i+1), depth+1); !ok {
 				return i, false
 			}
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			if i >= len(b) {
 				return i, false
 			}
@@ -76,13 +76,13 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			if b[i] != ',' {
 				return i, false
 			}
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 		}
 	case c == '[':
 		if depth >= maxDepth {
 			return i, false
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 		if i < len(b) && b[i] == ']' {
 			return i + 1, true
 		}
@@ -91,7 +91,7 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			if i, ok = validValue(b, i, depth+1); !ok {
 				return i, false
 			}
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			if i >= len(b) {
 				return i, false
 			}
@@ -101,7 +101,7 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			if b[i] != ',' {
 				return i, false
 			}
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
 		j := i
@@ -173,8 +173,9 @@ func validString(b []byte, i int) (int, bool) {
 
 // The functions below assume valid JSON.
 
-// skipString returns the index after the closing quote of the string whose body starts at i.
-func skipString(b []byte, i int) int {
+// SkipString returns the index after the closing quote of the string whose body starts at i
+// (just after its opening quote); len(b) when the string does not end.
+func SkipString(b []byte, i int) int {
 	for {
 		q := bytes.IndexByte(b[i:], '"')
 		if q < 0 {
@@ -192,20 +193,21 @@ func skipString(b []byte, i int) int {
 	}
 }
 
-// skipValue returns the index after the value starting at i.
-func skipValue(b []byte, i int) int {
+// SkipValue returns the index after the value (string, container, number or literal)
+// starting at i, crossing strings with SkipString.
+func SkipValue(b []byte, i int) int {
 	if i >= len(b) {
 		return i
 	}
 	switch b[i] {
 	case '"':
-		return skipString(b, i+1)
+		return SkipString(b, i+1)
 	case '{', '[':
 		depth := 0
 		for i < len(b) {
 			switch b[i] {
 			case '"':
-				i = skipString(b, i+1)
+				i = SkipString(b, i+1)
 				continue
 			case '{', '[':
 				depth++
@@ -233,28 +235,28 @@ func skipValue(b []byte, i int) int {
 // EachMember calls fn for each member of the object obj (valid JSON) in order, with the
 // key's raw body (between its quotes) and the member's offsets, until fn returns false.
 func EachMember(obj []byte, fn func(key []byte, m Member) bool) {
-	i := skipSpace(obj, 0)
+	i := SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return
 	}
 	i++
 	for {
-		i = skipSpace(obj, i)
+		i = SkipSpace(obj, i)
 		if i >= len(obj) || obj[i] != '"' {
 			return
 		}
 		keyStart := i
-		keyEnd := skipString(obj, i+1)
-		i = skipSpace(obj, keyEnd)
+		keyEnd := SkipString(obj, i+1)
+		i = SkipSpace(obj, keyEnd)
 		if i >= len(obj) || obj[i] != ':' {
 			return
 		}
-		valStart := skipSpace(obj, i+1)
-		valEnd := skipValue(obj, valStart)
+		valStart := SkipSpace(obj, i+1)
+		valEnd := SkipValue(obj, valStart)
 		if !fn(obj[keyStart+1:keyEnd-1], Member{KeyStart: keyStart, ValStart: valStart, ValEnd: valEnd}) {
 			return
 		}
-		i = skipSpace(obj, valEnd)
+		i = SkipSpace(obj, valEnd)
 		if i >= len(obj) || obj[i] != ',' {
 			return
 		}
@@ -273,6 +275,27 @@ func Find(obj []byte, key string) Member {
 		return true
 	})
 	return found
+}
+
+// EachElem calls fn for each element of the array arr (valid JSON) in order, with its index
+// and encoded value, until fn returns false.
+func EachElem(arr []byte, fn func(i int, elem []byte) bool) {
+	i := SkipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return
+	}
+	i = SkipSpace(arr, i+1)
+	for n := 0; i < len(arr) && arr[i] != ']'; n++ {
+		end := SkipValue(arr, i)
+		if !fn(n, arr[i:end]) {
+			return
+		}
+		i = SkipSpace(arr, end)
+		if i >= len(arr) || arr[i] != ',' {
+			return
+		}
+		i = SkipSpace(arr, i+1)
+	}
 }
 
 // FindEach looks up several members of obj (valid JSON) in one pass: found[i] is the first

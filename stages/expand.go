@@ -124,13 +124,10 @@ func (x *Expand) start(msg codec.Member, line []byte) {
 	x.prefix = append(x.prefix[:0], raw[:content.ValStart]...)
 	x.suffix = append(x.suffix[:0], raw[content.ValEnd:]...)
 	blocks := content.Raw(raw)
-	for i := 0; ; i++ {
-		b := codec.Elem(blocks, i)
-		if !b.Exists() {
-			break
-		}
-		x.blocks = append(x.blocks, expandBlock{whole: append([]byte(nil), b.Raw(blocks)...)})
-	}
+	codec.EachElem(blocks, func(_ int, b []byte) bool {
+		x.blocks = append(x.blocks, expandBlock{whole: append([]byte(nil), b...)})
+		return true
+	})
 }
 
 // block returns the block at index i. Blocks missing from a stream that skipped their

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/basecontext/base-context/codec"
 )
@@ -72,6 +73,7 @@ type Event struct {
 	ToolName   string
 	Delta      string
 	Signature  string
+	Redacted   bool // on BlockStart of a thinking block whose content the provider sent encrypted
 	ResponseID string
 	Usage      codec.Usage
 	HasUsage   bool
@@ -88,9 +90,13 @@ type Provider interface {
 
 // Error is a failed request as the provider reported it.
 type Error struct {
-	Status    int    // HTTP status or equivalent, 0 when there is none (connection errors)
+	Status    int    // HTTP status, 0 when there is none (connection errors, errors inside a stream)
 	Message   string // the provider's own message, with its code when it gave one
-	Retryable bool   // transient: 408, 429, 5xx, 529, overloaded, rate limit, resets, timeouts
+	Retryable bool   // transient: 408, 409, 429, 5xx, 529, overloaded, rate limit, resets, timeouts
+	// RetryAfter is the delay the provider asked for before the next attempt (0: none).
+	RetryAfter time.Duration
+	// Overflow: the request did not fit the model's context window.
+	Overflow bool
 }
 
 // Error formats as the stream's errorMessage: "<status> <message>".

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/basecontext/base-context/codec"
@@ -31,29 +32,82 @@ type Script struct {
 	// {"model":…,"messages":[…],"tools":[names]}.
 	RecordTo io.Writer
 
-	entries []scriptEntry
+	entries []ScriptResponse
 
 	mu sync.Mutex // guards requests and writes to RecordTo
 	n  int
 }
 
-type scriptEntry struct {
-	// error entry
-	isError bool
-	err     Error
+// ScriptResponse is one entry of a script: an error response (Status != 0) or a streamed
+// one. Mock servers of the wire protocols play the same entries over HTTP.
+type ScriptResponse struct {
+	// An error response: the HTTP status, the provider's message as read from Body (or the
+	// script's "message"), the body to send (nil: the protocol's own envelope of Message),
+	// and headers such as retry-after.
+	Status  int
+	Message string
+	Body    []byte
+	Headers map[string]string
 
-	// streamed entry
-	thinking  []string
-	text      []string
-	toolCalls []scriptToolCall
-	stop      string // our stop reason; "" picks the default
-	usage     codec.Usage
-	delay     time.Duration
+	// A streamed response: blocks in the order thinking, text, tool calls.
+	Thinking  []string
+	Text      []string
+	ToolCalls []ScriptToolCall
+	Stop      string // our stop reason; "" picks stop, or toolUse when there are tool calls
+	Usage     codec.Usage
+	Delay     time.Duration // before each chunk
+
+	// Faults of a streamed response, after HTTP 200.
+	// StreamError, when set, is an error event sent after the chunks instead of the finish.
+	StreamError *ScriptStreamError
+	// CutAfter ≥ 0 cuts the body after that many chunks (counted over all blocks); -1 never.
+	CutAfter int
+	// Reset makes the cut a connection reset instead of a clean close of the body.
+	Reset bool
+	// NoFinish ends the stream cleanly but without a finish reason.
+	NoFinish bool
 }
 
-type scriptToolCall struct {
-	id, name string
-	args     []string
+// ScriptStreamError is an error event inside a stream: {"type"|"code", "message"}.
+type ScriptStreamError struct {
+	Code    string
+	Message string
+}
+
+// Error is the failure the entry stands for, nil for a streamed entry.
+func (r *ScriptResponse) Error() *Error {
+	if r.Status == 0 {
+		return nil
+	}
+	var h http.Header
+	if len(r.Headers) > 0 {
+		h = http.Header{}
+		for k, v := range r.Headers {
+			h.Set(k, v)
+		}
+	}
+	e := HTTPError(r.Status, h, r.Body)
+	e.Message = r.Message
+	e.Retryable = RetryableStatus(r.Status) || Transient(r.Message)
+	e.Overflow = r.Status != 429 && ContextOverflow(r.Message)
+	return e
+}
+
+// FinalStop is the stop reason the response ends with.
+func (r *ScriptResponse) FinalStop() string {
+	switch {
+	case r.Stop != "":
+		return r.Stop
+	case len(r.ToolCalls) > 0:
+		return codec.StopReasonToolUse
+	}
+	return codec.StopReasonStop
+}
+
+// ScriptToolCall is a tool call of a scripted response, its arguments as JSON fragments.
+type ScriptToolCall struct {
+	ID, Name string
+	Args     []string
 }
 
 // LoadScript reads a script file.
@@ -80,7 +134,7 @@ func ParseScript(data []byte) (*Script, error) {
 	if len(doc.Responses) == 0 {
 		return nil, errors.New("script: no responses")
 	}
-	s := &Script{entries: make([]scriptEntry, len(doc.Responses))}
+	s := &Script{entries: make([]ScriptResponse, len(doc.Responses))}
 	for i, raw := range doc.Responses {
 		e, err := parseScriptEntry(raw)
 		if err != nil {
@@ -133,7 +187,7 @@ func (c *scriptArgChunks) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func parseScriptEntry(raw json.RawMessage) (scriptEntry, error) {
+func parseScriptEntry(raw json.RawMessage) (ScriptResponse, error) {
 	var in struct {
 		// error entry
 		Status  *int            `json:"status"`
@@ -157,17 +211,42 @@ func parseScriptEntry(raw json.RawMessage) (scriptEntry, error) {
 			CacheWrite int64 `json:"cacheWrite"`
 		} `json:"usage"`
 		DelayMs float64 `json:"delay_ms"`
+
+		// faults
+		StreamError *struct {
+			Type    string `json:"type"`
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"stream_error"`
+		CutAfter *int `json:"cut_after"`
+		Reset    bool `json:"reset"`
+		NoFinish bool `json:"no_finish"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&in); err != nil {
-		return scriptEntry{}, err
+		return ScriptResponse{}, err
 	}
-	var e scriptEntry
+	e := ScriptResponse{CutAfter: -1}
 	if in.Status != nil {
-		status := *in.Status
-		msg := scriptEntryMessage(in.Message, in.Body)
-		e.isError = true
-		e.err = Error{Status: status, Message: msg, Retryable: RetryableStatus(status) || scriptTransient(msg)}
+		if *in.Status < 100 || *in.Status > 599 {
+			return e, fmt.Errorf("status %d is not an HTTP status", *in.Status)
+		}
+		e.Status = *in.Status
+		if len(in.Body) > 0 {
+			e.Body = scriptBody(in.Body)
+		}
+		switch {
+		case in.Message != nil && *in.Message != "":
+			e.Message = *in.Message
+		case e.Body == nil:
+			e.Body = []byte{} // neither message nor body: an empty body
+			fallthrough
+		default:
+			e.Message = BodyMessage(e.Body)
+		}
+		for k, v := range in.Headers {
+			e.Headers = mapSet(e.Headers, k, fmt.Sprint(v))
+		}
 		return e, nil
 	}
 	if in.Message != nil || len(in.Body) > 0 {
@@ -179,131 +258,81 @@ func parseScriptEntry(raw json.RawMessage) (scriptEntry, error) {
 	switch in.FinishReason {
 	case "":
 	case "stop", "end_turn":
-		e.stop = codec.StopReasonStop
+		e.Stop = codec.StopReasonStop
 	case "length", "max_tokens":
-		e.stop = codec.StopReasonLength
+		e.Stop = codec.StopReasonLength
 	case "tool_calls", "toolUse", "tool_use":
-		e.stop = codec.StopReasonToolUse
+		e.Stop = codec.StopReasonToolUse
 	default:
 		return e, fmt.Errorf("unknown finish_reason %q", in.FinishReason)
 	}
-	e.thinking = in.Thinking
-	e.text = in.Text
+	e.Thinking = in.Thinking
+	e.Text = in.Text
 	for i, tc := range in.ToolCalls {
 		if tc.ID == "" || tc.Name == "" {
 			return e, fmt.Errorf("tool call %d: id and name are required", i+1)
 		}
-		e.toolCalls = append(e.toolCalls, scriptToolCall{id: tc.ID, name: tc.Name, args: tc.Args})
+		e.ToolCalls = append(e.ToolCalls, ScriptToolCall{ID: tc.ID, Name: tc.Name, Args: tc.Args})
 	}
-	e.usage = codec.Usage{
+	e.Usage = codec.Usage{
 		Input:      in.Usage.Input,
 		Output:     in.Usage.Output,
 		CacheRead:  in.Usage.CacheRead,
 		CacheWrite: in.Usage.CacheWrite,
 	}
-	e.usage.TotalTokens = e.usage.Input + e.usage.Output + e.usage.CacheRead + e.usage.CacheWrite
-	e.delay = time.Duration(in.DelayMs * float64(time.Millisecond))
+	e.Usage.TotalTokens = e.Usage.Input + e.Usage.Output + e.Usage.CacheRead + e.Usage.CacheWrite
+	e.Delay = time.Duration(in.DelayMs * float64(time.Millisecond))
+	if se := in.StreamError; se != nil {
+		code := se.Type
+		if code == "" {
+			code = se.Code
+		}
+		e.StreamError = &ScriptStreamError{Code: code, Message: se.Message}
+	}
+	if in.CutAfter != nil {
+		if *in.CutAfter < 0 {
+			return e, errors.New("negative cut_after")
+		}
+		e.CutAfter = *in.CutAfter
+	} else if in.Reset {
+		return e, errors.New("reset needs cut_after")
+	}
+	e.Reset = in.Reset
+	e.NoFinish = in.NoFinish
 	return e, nil
 }
 
-// scriptEntryMessage picks the provider message of an error entry: its "message", or what
-// the body says, the way a provider's error body would be read.
-func scriptEntryMessage(message *string, body json.RawMessage) string {
-	if message != nil && *message != "" {
-		return *message
+// scriptBody is the body an error entry sends: a JSON string is sent as its text (so a
+// script can give a body that is not JSON), anything else as its JSON.
+func scriptBody(raw json.RawMessage) []byte {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []byte(s)
 	}
-	return scriptBodyMessage(body)
+	return bytes.TrimSpace(raw)
 }
 
-// scriptBodyMessage extracts the message of a provider error body: the nested
-// error.message or a flat message, prefixed with the error's code or type when it has one
-// ("<type>: <message>"); a body that is not JSON is the message as it is.
-func scriptBodyMessage(body []byte) string {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return "(empty error body)"
+func mapSet(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
 	}
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		return string(body) // not JSON: plain text
-	}
-	if s, ok := v.(string); ok {
-		// A JSON string: either plain text, or JSON text of its own.
-		s = strings.TrimSpace(s)
-		if s == "" {
-			return "(empty error body)"
-		}
-		var inner map[string]any
-		if json.Unmarshal([]byte(s), &inner) == nil {
-			if msg := scriptObjectMessage(inner); msg != "" {
-				return msg
-			}
-		}
-		return s
-	}
-	if obj, ok := v.(map[string]any); ok {
-		if msg := scriptObjectMessage(obj); msg != "" {
-			return msg
-		}
-	}
-	if v == nil {
-		return "(empty error body)"
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, body) == nil {
-		return buf.String()
-	}
-	return string(body)
+	m[k] = v
+	return m
 }
 
-func scriptObjectMessage(obj map[string]any) string {
-	switch e := obj["error"].(type) {
-	case map[string]any:
-		if msg := scriptFlatMessage(e); msg != "" {
-			return msg
-		}
-	case string:
-		if e != "" {
-			return scriptWithCode(obj, e)
-		}
-	}
-	return scriptFlatMessage(obj)
+// Next takes the entry for the next request, counting the request: request N plays entry
+// N-1, and the last entry repeats. Mock servers use it to play a script over HTTP.
+func (s *Script) Next() *ScriptResponse {
+	_, e := s.next()
+	return e
 }
 
-func scriptFlatMessage(obj map[string]any) string {
-	msg, _ := obj["message"].(string)
-	if msg == "" {
-		return ""
-	}
-	return scriptWithCode(obj, msg)
-}
-
-// scriptWithCode prefixes msg with the object's code, or else its type (but not the envelope
-// type "error" of an Anthropic body).
-func scriptWithCode(obj map[string]any, msg string) string {
-	code := ""
-	switch c := obj["code"].(type) {
-	case string:
-		code = c
-	case float64:
-		code = strconv.FormatFloat(c, 'f', -1, 64)
-	}
-	if code == "" {
-		if t, ok := obj["type"].(string); ok && t != "error" {
-			code = t
-		}
-	}
-	if code == "" {
-		return msg
-	}
-	return code + ": " + msg
-}
-
-// scriptTransient reports whether a provider message describes a transient failure.
-func scriptTransient(msg string) bool {
-	m := strings.ToLower(msg)
-	return strings.Contains(m, "overloaded") || strings.Contains(m, "rate limit") ||
-		strings.Contains(m, "rate_limit") || strings.Contains(m, "ratelimit")
+// next takes the entry for the next request and the request's number.
+func (s *Script) next() (int, *ScriptResponse) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	return s.n, &s.entries[min(s.n, len(s.entries))-1]
 }
 
 // Requests returns the number of requests played so far.
@@ -319,8 +348,6 @@ func (s *Script) Stream(ctx context.Context, req Request, emit func(Event)) erro
 		return err
 	}
 	s.mu.Lock()
-	s.n++
-	n := s.n
 	var recErr error
 	if s.RecordTo != nil {
 		_, recErr = s.RecordTo.Write(scriptRecordLine(req))
@@ -329,15 +356,19 @@ func (s *Script) Stream(ctx context.Context, req Request, emit func(Event)) erro
 	if recErr != nil {
 		return fmt.Errorf("script: recording request: %w", recErr)
 	}
-
-	e := &s.entries[min(n, len(s.entries))-1]
-	if e.isError {
-		err := e.err
-		return &err
+	n, e := s.next()
+	if err := e.Error(); err != nil {
+		return err
 	}
 
 	emit(Event{Kind: Metadata, ResponseID: "script-" + strconv.Itoa(n)})
-	block := 0
+	block, chunks := 0, 0
+	cut := func() error {
+		if e.Reset {
+			return CutOff(syscall.ECONNRESET)
+		}
+		return CutOff(nil)
+	}
 	// play emits one block; text and thinking blocks without chunks are left out, but a
 	// tool call is a call even when its arguments are empty.
 	play := func(start Event, parts []string) error {
@@ -348,7 +379,11 @@ func (s *Script) Stream(ctx context.Context, req Request, emit func(Event)) erro
 		start.Block = block
 		emit(start)
 		for _, p := range parts {
-			if err := scriptPause(ctx, e.delay); err != nil {
+			if chunks == e.CutAfter {
+				return cut()
+			}
+			chunks++
+			if err := scriptPause(ctx, e.Delay); err != nil {
 				return err
 			}
 			emit(Event{Kind: BlockDelta, Block: block, Delta: p})
@@ -357,33 +392,33 @@ func (s *Script) Stream(ctx context.Context, req Request, emit func(Event)) erro
 		block++
 		return nil
 	}
-	if err := play(Event{BlockKind: "thinking"}, e.thinking); err != nil {
+	if err := play(Event{BlockKind: "thinking"}, e.Thinking); err != nil {
 		return err
 	}
-	if err := play(Event{BlockKind: "text"}, e.text); err != nil {
+	if err := play(Event{BlockKind: "text"}, e.Text); err != nil {
 		return err
 	}
-	for _, tc := range e.toolCalls {
-		if err := play(Event{BlockKind: "toolCall", ToolCallID: tc.id, ToolName: tc.name}, tc.args); err != nil {
+	for _, tc := range e.ToolCalls {
+		if err := play(Event{BlockKind: "toolCall", ToolCallID: tc.ID, ToolName: tc.Name}, tc.Args); err != nil {
 			return err
 		}
 	}
-
-	stop := e.stop
-	if stop == "" {
-		stop = codec.StopReasonStop
-		if len(e.toolCalls) > 0 {
-			stop = codec.StopReasonToolUse
-		}
+	switch {
+	case chunks == e.CutAfter:
+		return cut()
+	case e.StreamError != nil:
+		return StreamError(e.StreamError.Code, e.StreamError.Message)
+	case e.NoFinish:
+		return NoFinish()
 	}
-	usage := e.usage
-	usage.Cost = scriptCost(usage, req.Model.Cost)
-	emit(Event{Kind: Done, StopReason: stop, Usage: usage, HasUsage: true})
+	usage := e.Usage
+	usage.Cost = CostOf(usage, req.Model.Cost)
+	emit(Event{Kind: Done, StopReason: e.FinalStop(), Usage: usage, HasUsage: true})
 	return nil
 }
 
-// scriptCost computes the cost of a usage at per-million-token prices.
-func scriptCost(u codec.Usage, p Prices) codec.Cost {
+// CostOf computes the cost of a usage at per-million-token prices.
+func CostOf(u codec.Usage, p Prices) codec.Cost {
 	c := codec.Cost{
 		Input:      p.Input * float64(u.Input) / 1e6,
 		Output:     p.Output * float64(u.Output) / 1e6,

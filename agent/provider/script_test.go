@@ -38,7 +38,7 @@ func scriptPlay(t *testing.T, s *Script, req Request) ([]Event, error) {
 // scriptNoDelay drops the pacing so the reference scripts scriptPlay quickly.
 func scriptNoDelay(s *Script) *Script {
 	for i := range s.entries {
-		s.entries[i].delay = 0
+		s.entries[i].Delay = 0
 	}
 	return s
 }

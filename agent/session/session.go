@@ -13,6 +13,7 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -196,11 +197,11 @@ type File struct {
 
 var _ Store = (*File)(nil)
 
-// Create creates the directory dir (0700) and the session file <dir>/<h.ID>.jsonl (0600) in
-// it, and writes the header. A zero h.Version is Version; an empty h.Timestamp is now.
-func Create(dir string, h codec.Header) (*File, error) {
+// prepare checks the header of a new session file and fills in its defaults, creates dir
+// and returns the file's path.
+func prepare(dir string, h *codec.Header) (string, error) {
 	if h.ID == "" || strings.ContainsAny(h.ID, `/\`) || h.ID == "." || h.ID == ".." {
-		return nil, fmt.Errorf("session: invalid session id %q", h.ID)
+		return "", fmt.Errorf("session: invalid session id %q", h.ID)
 	}
 	if h.Version == 0 {
 		h.Version = Version
@@ -209,12 +210,26 @@ func Create(dir string, h codec.Header) (*File, error) {
 		h.Timestamp = NowISO(time.Now())
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("session: %w", err)
+		return "", fmt.Errorf("session: %w", err)
 	}
-	path := filepath.Join(dir, h.ID+".jsonl")
+	return filepath.Join(dir, h.ID+".jsonl"), nil
+}
+
+// Create creates the directory dir (0700) and the session file <dir>/<h.ID>.jsonl (0600) in
+// it, and writes the header. A zero h.Version is Version; an empty h.Timestamp is now.
+func Create(dir string, h codec.Header) (*File, error) {
+	path, err := prepare(dir, &h)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
+	}
+	if err := lock(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
 	}
 	line := append(h.AppendJSON(nil), '\n')
 	if _, err := f.Write(line); err != nil {
@@ -228,15 +243,26 @@ func Create(dir string, h codec.Header) (*File, error) {
 // OpenAppend re-opens an existing session file for appending. The next entry's parent is
 // the file's last entry. An incomplete or invalid last line (what a crash during a write
 // leaves) is cut off first, so appends stay line-aligned; a valid last entry that only lacks
-// its line feed gets one.
+// its line feed gets one. The file is locked first: while another process writes it, the
+// error is ErrLocked.
 func OpenAppend(path string) (*File, error) {
+	s, _, err := Resume(path)
+	return s, err
+}
+
+// Resume is OpenAppend that also returns the session as read (its Warnings say what a crash
+// left behind and was cut off).
+func Resume(path string) (*File, *Loaded, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
-		return nil, fmt.Errorf("session: %w", err)
+		return nil, nil, fmt.Errorf("session: %w", err)
 	}
-	fail := func(err error) (*File, error) {
+	fail := func(err error) (*File, *Loaded, error) {
 		f.Close()
-		return nil, err
+		return nil, nil, err
+	}
+	if err := lock(f); err != nil {
+		return fail(err)
 	}
 	st, err := f.Stat()
 	if err != nil {
@@ -266,8 +292,63 @@ func OpenAppend(path string) (*File, error) {
 	for _, e := range l.Entries {
 		s.chain.ids[e.ID] = struct{}{}
 	}
-	if n := len(l.Entries); n > 0 {
-		s.chain.lastID = l.Entries[n-1].ID
+	s.chain.lastID = l.LastID()
+	return s, l, nil
+}
+
+// CreateFork creates a new session file in dir, as Create, that starts with the chain of
+// parent: the conversation so far, entry lines copied byte for byte, ids and links kept.
+// h.ParentSession should name the parent. The file appears whole or not at all: it is
+// written under a temporary name and renamed.
+func CreateFork(dir string, h codec.Header, parent *Loaded) (*File, error) {
+	path, err := prepare(dir, &h)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return nil, fmt.Errorf("session: %s: %w", path, os.ErrExist)
+	}
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	tmpPath := filepath.Join(dir, "."+h.ID+"."+hex.EncodeToString(suffix[:])+".tmp")
+	f, err := os.OpenFile(tmpPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	fail := func(err error) (*File, error) {
+		f.Close()
+		os.Remove(tmpPath)
+		return nil, err
+	}
+	if err := lock(f); err != nil {
+		return fail(err)
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	w.Write(append(h.AppendJSON(nil), '\n'))
+	for _, e := range parent.Chain {
+		w.Write(e.Raw)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		return fail(fmt.Errorf("session: writing %s: %w", path, err))
+	}
+	if err := f.Sync(); err != nil {
+		return fail(fmt.Errorf("session: writing %s: %w", path, err))
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fail(fmt.Errorf("session: %w", err))
+	}
+	// The descriptor, and its lock, follow the file to its name; appends go on from it.
+	if err := os.Rename(tmpPath, path); err != nil {
+		return fail(fmt.Errorf("session: %w", err))
+	}
+	s := &File{f: f, path: path, size: st.Size(), chain: newChain()}
+	for _, e := range parent.Chain {
+		s.chain.ids[e.ID] = struct{}{}
+	}
+	if n := len(parent.Chain); n > 0 {
+		s.chain.lastID = parent.Chain[n-1].ID
 	}
 	return s, nil
 }

@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/basecontext/base-context/codec"
+)
+
+// Limits bound what one Prompt may use. A zero field is no limit. They are checked at turn
+// boundaries (and before each follow-up, continuation or gate prompt), never in the middle
+// of a response or a tool run, so a run stopped by one ends with a complete context.
+type Limits struct {
+	MaxTurns         int           // model responses that succeeded
+	MaxTokens        int64         // usage totals of every model call, summaries included
+	MaxTime          time.Duration // wall time since the prompt started
+	MaxContinuations int           // continuation prompts of an autonomous run
+}
+
+// Defaults of an autonomous run (the CLI applies them when --autonomous is given).
+var DefaultLimits = Limits{MaxTurns: 12, MaxTokens: 80000, MaxTime: 30 * time.Minute, MaxContinuations: 3}
+
+// LimitError is a limit that stopped a run before it finished.
+type LimitError struct {
+	Limit     string // the flag's name: max-turns, max-tokens, max-time, max-continuations
+	Used, Max string
+}
+
+// Error reads "<limit> reached (<used>/<max>)".
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s reached (%s/%s)", e.Limit, e.Used, e.Max)
+}
+
+// usage is what the running prompt has used so far.
+type usage struct {
+	start         time.Time
+	turns         int
+	tokens        int64
+	continuations int
+	limitHit      *LimitError // set when a limit stopped the run
+}
+
+// limitReached returns the first limit the prompt has reached, or nil.
+func (a *Agent) limitReached() *LimitError {
+	l, u := a.cfg.Limits, &a.use
+	switch {
+	case l.MaxTurns > 0 && u.turns >= l.MaxTurns:
+		return &LimitError{"max-turns", strconv.Itoa(u.turns), strconv.Itoa(l.MaxTurns)}
+	case l.MaxTokens > 0 && u.tokens >= l.MaxTokens:
+		return &LimitError{"max-tokens", strconv.FormatInt(u.tokens, 10), strconv.FormatInt(l.MaxTokens, 10)}
+	case l.MaxTime > 0:
+		if took := a.cfg.Now().Sub(u.start); took >= l.MaxTime {
+			return &LimitError{"max-time", formatDuration(took), formatDuration(l.MaxTime)}
+		}
+	}
+	return nil
+}
+
+// formatDuration shows a duration to the millisecond below a minute, to the second above.
+func formatDuration(d time.Duration) string {
+	if d < time.Minute {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// doneMarker is how the model says, in an autonomous run without gates, that the task is
+// complete: the last line of its answer.
+const doneMarker = "DONE"
+
+// continuationPrompt is queued when an autonomous run's agent stops without saying it is
+// done.
+const continuationPrompt = "Continue working on the task on your own; nobody will answer questions. If it is " +
+	"complete, check your work and end your reply with a line that reads " + doneMarker + "."
+
+// autonomyNote is added to the system prompt of an autonomous run.
+func autonomyNote(gates []string) string {
+	var b strings.Builder
+	b.WriteString("\n\nYou are working autonomously: nobody reads your messages until you finish, so do not ask " +
+		"questions or wait for confirmation; decide and keep working until the task is complete.")
+	if len(gates) == 0 {
+		b.WriteString(" When it is complete, end your final reply with a line that reads " + doneMarker + ".")
+		return b.String()
+	}
+	b.WriteString(" When you stop, these commands check your work in the working directory; the task is " +
+		"complete only when every one of them exits with status 0:\n")
+	for _, g := range gates {
+		b.WriteString("- " + g + "\n")
+	}
+	return b.String()
+}
+
+// saysDone reports whether an answer ends with the done marker on a line of its own
+// (case and surrounding markup aside: "**Done.**" counts).
+func saysDone(text string) bool {
+	text = strings.TrimRight(text, " \t\r\n")
+	last := text[strings.LastIndexByte(text, '\n')+1:]
+	last = strings.Trim(last, " \t*_`.!#>")
+	return strings.EqualFold(last, doneMarker)
+}
+
+// checkDone decides, when an autonomous run's agent would stop, whether it is finished.
+// With gates, the gates decide: they run, and a failure queues a prompt with what failed
+// (until the retries are used up, which finishes the run as failed). Without gates, the
+// agent's answer decides: without the done marker a continuation prompt is queued, up to
+// the continuation limit.
+func (a *Agent) checkDone(ctx context.Context, out *Outcome) (finished bool) {
+	if len(a.cfg.Gates.Commands) > 0 {
+		failed := a.runGates(ctx, out.Gates)
+		if failed == nil || ctx.Err() != nil {
+			return true
+		}
+		if out.Gates.Retries >= a.cfg.Gates.Retries {
+			return true
+		}
+		out.Gates.Retries++
+		a.FollowUp(failed.prompt())
+		return false
+	}
+	if saysDone(answerText(out.Final)) {
+		return true
+	}
+	if max := a.cfg.Limits.MaxContinuations; max > 0 && a.use.continuations >= max {
+		out.Limit = &LimitError{"max-continuations", strconv.Itoa(a.use.continuations), strconv.Itoa(max)}
+		return false
+	}
+	a.use.continuations++
+	a.FollowUp(continuationPrompt)
+	return false
+}
+
+// answerText is the text of an assistant message, "" for none.
+func answerText(m *codec.AssistantMessage) string {
+	if m == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range m.Content {
+		if t, ok := c.(*codec.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestHTTPError(t *testing.T) {
+	cases := []struct {
+		status    int
+		body      string
+		want      string
+		retryable bool
+		overflow  bool
+	}{
+		{529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "529 overloaded_error: Overloaded", true, false},
+		{429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "429 rate_limit_exceeded: Rate limit reached", true, false},
+		{400, `{"type":"invalid_request_error","message":"max_tokens: too large"}`, "400 invalid_request_error: max_tokens: too large", false, false},
+		{400, `{"code":"context_length_exceeded","message":"This model's maximum context length is 128000 tokens"}`, "400 context_length_exceeded: This model's maximum context length is 128000 tokens", false, true},
+		{400, `{"error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`, "400 invalid_request_error: prompt is too long: 210000 tokens > 200000 maximum", false, true},
+		{401, `{"error":{"message":"Incorrect API key provided"}}`, "401 Incorrect API key provided", false, false},
+		{403, `{"error":"forbidden"}`, "403 forbidden", false, false},
+		{404, `{"error":{"code":404,"message":"model not found"}}`, "404 404: model not found", false, false},
+		{500, ``, "500 (empty error body)", true, false},
+		{503, "  \n", "503 (empty error body)", true, false},
+		{502, `<html>Bad Gateway</html>`, "502 <html>Bad Gateway</html>", true, false},
+		{408, `null`, "408 (empty error body)", true, false},
+		{409, `{"message":"conflict"}`, "409 conflict", true, false},
+		{400, `"{\"error\":{\"message\":\"double encoded\"}}"`, "400 double encoded", false, false},
+		{400, `{"detail":"no message field"}`, `400 {"detail":"no message field"}`, false, false},
+	}
+	for _, c := range cases {
+		e := HTTPError(c.status, nil, []byte(c.body))
+		if e.Error() != c.want || e.Retryable != c.retryable || e.Overflow != c.overflow {
+			t.Errorf("HTTPError(%d, %s) = %q retryable=%v overflow=%v; want %q %v %v",
+				c.status, c.body, e.Error(), e.Retryable, e.Overflow, c.want, c.retryable, c.overflow)
+		}
+	}
+}
+
+func TestContextOverflow(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"prompt is too long: 212000 tokens > 200000 maximum":                            true,
+		"context_length_exceeded: This model's maximum context length is 128000 tokens": true,
+		"invalid_request_error: input length and max_tokens exceed context limit":       false,
+		"Your input exceeds the context window of this model":                           true,
+		"rate limit":                      false,
+		"internal error":                  false,
+		"mock bad request: invalid param": false,
+	} {
+		if got := ContextOverflow(msg); got != want {
+			t.Errorf("%q: %v, want %v", msg, got, want)
+		}
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	h := func(kv ...string) http.Header {
+		out := http.Header{}
+		for i := 0; i < len(kv); i += 2 {
+			out.Set(kv[i], kv[i+1])
+		}
+		return out
+	}
+	if d := RetryAfter(h("Retry-After", "7")); d != 7*time.Second {
+		t.Errorf("seconds: %v", d)
+	}
+	if d := RetryAfter(h("retry-after-ms", "1500", "Retry-After", "9")); d != 1500*time.Millisecond {
+		t.Errorf("ms wins: %v", d)
+	}
+	date := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
+	if d := RetryAfter(h("Retry-After", date)); d < 25*time.Second || d > 31*time.Second {
+		t.Errorf("date: %v", d)
+	}
+	for _, v := range []string{"", "soon", "-3", "0"} {
+		if d := RetryAfter(h("Retry-After", v)); d != 0 {
+			t.Errorf("%q: %v", v, d)
+		}
+	}
+	if e := HTTPError(429, h("Retry-After", "2"), nil); e.RetryAfter != 2*time.Second {
+		t.Errorf("HTTPError keeps Retry-After: %v", e.RetryAfter)
+	}
+}
+
+func TestStreamAndTransportErrors(t *testing.T) {
+	if e := StreamError("overloaded_error", "Overloaded"); e.Error() != "overloaded_error: Overloaded" || !e.Retryable {
+		t.Errorf("stream error: %q %v", e.Error(), e.Retryable)
+	}
+	if e := StreamError("invalid_request_error", "bad"); e.Retryable {
+		t.Error("invalid request in a stream is not transient")
+	}
+	if e := CutOff(io.ErrUnexpectedEOF); e.Error() != MsgCutOff || !e.Retryable {
+		t.Errorf("cut off: %q", e.Error())
+	}
+	if e := CutOff(syscall.ECONNRESET); e.Error() != MsgCutOff+": connection reset by peer" {
+		t.Errorf("reset: %q", e.Error())
+	}
+	if e := NoFinish(); e.Error() != MsgNoFinish || !e.Retryable {
+		t.Errorf("no finish: %q", e.Error())
+	}
+	if err := TransportError(context.Canceled); err != context.Canceled {
+		t.Errorf("cancel must pass through: %v", err)
+	}
+	var perr *Error
+	for _, in := range []error{syscall.ECONNRESET, fmt.Errorf("read: %w", syscall.ECONNREFUSED), context.DeadlineExceeded, io.ErrUnexpectedEOF} {
+		if err := TransportError(in); !errors.As(err, &perr) || !perr.Retryable {
+			t.Errorf("%v: not a transient *Error: %v", in, err)
+		}
+	}
+	if err := TransportError(errors.New("tls: bad certificate")); !errors.As(err, &perr) || perr.Retryable {
+		t.Errorf("certificate error must not be transient: %v", err)
+	}
+}

@@ -1,0 +1,128 @@
+package provider
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func testRegistry(t *testing.T, modelsJSON string, env map[string]string) (*Registry, error) {
+	t.Helper()
+	path := ""
+	if modelsJSON != "" {
+		path = filepath.Join(t.TempDir(), "models.json")
+		if err := os.WriteFile(path, []byte(modelsJSON), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return LoadRegistry(path, func(k string) string { return env[k] })
+}
+
+const localModels = `{"providers":{
+  "ollama":{"baseUrl":"http://localhost:11434/v1","api":"openai-completions","apiKey":"ollama",
+    "models":[{"id":"qwen3:32b","reasoning":true,"contextWindow":40960},{"id":"gpt-5"}]},
+  "corp":{"baseUrl":"https://llm.corp/v1","api":"openai-responses","apiKey":"CORP_KEY",
+    "headers":{"X-Team":"infra"},
+    "models":[{"id":"big","name":"Big","maxTokens":9000,"cost":{"input":1,"output":2,"cacheRead":0.5}}]},
+  "openai":{"models":[{"id":"gpt-6-preview","contextWindow":500000,"maxTokens":100000}]}
+}}`
+
+func TestRegistryFind(t *testing.T) {
+	r, err := testRegistry(t, localModels, map[string]string{"CORP_KEY": "k-corp", "ANTHROPIC_BASE_URL": "http://proxy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		spec, provider string
+		want           string // provider/id/api, or the start of the error
+	}{
+		{"anthropic/claude-sonnet-4-5", "", "anthropic/claude-sonnet-4-5/anthropic-messages"},
+		{"claude-opus-5-5", "", "anthropic/claude-opus-5-5/anthropic-messages"},
+		{"gpt-5.2", "", "openai/gpt-5.2/openai-responses"},
+		{"qwen3:32b", "", "ollama/qwen3:32b/openai-completions"},
+		{"big", "corp", "corp/big/openai-responses"},
+		{"corp/big", "corp", "corp/big/openai-responses"},
+		{"openai/gpt-6-preview", "", "openai/gpt-6-preview/openai-responses"},
+		{"gpt-5", "", `error: model "gpt-5" is served by several providers: use one of openai/gpt-5, ollama/gpt-5`},
+		{"openai/gpt-99", "", `error: unknown model "openai/gpt-99"; known models include openai/gpt-5.4`},
+		{"nope/mock-gpt", "", `error: unknown model "nope/mock-gpt"`},
+		{"x", "nope", `error: unknown provider "nope"`},
+	}
+	for _, c := range cases {
+		m, p, err := r.Find(c.spec, c.provider)
+		got := ""
+		if err != nil {
+			got = "error: " + err.Error()
+		} else {
+			got = m.Provider + "/" + m.ID + "/" + m.API
+			if p.Name != m.Provider {
+				t.Errorf("%s: provider config %s for model of %s", c.spec, p.Name, m.Provider)
+			}
+		}
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("Find(%q, %q) = %s, want %s…", c.spec, c.provider, got, c.want)
+		}
+	}
+
+	m, p, _ := r.Find("corp/big", "")
+	if m.Name != "Big" || m.MaxTokens != 9000 || m.ContextWindow != defaultContextWindow || m.Cost.CacheRead != 0.5 || p.Headers["X-Team"] != "infra" {
+		t.Errorf("corp/big = %+v, headers %v", m, p.Headers)
+	}
+	if m, _, _ := r.Find("ollama/qwen3:32b", ""); !m.Reasoning || m.ContextWindow != 40960 || m.MaxTokens != defaultMaxTokens || m.Name != "qwen3:32b" {
+		t.Errorf("ollama model = %+v", m)
+	}
+	if _, p, _ := r.Find("claude-haiku-4-5", ""); p.BaseURL != "http://proxy" {
+		t.Errorf("ANTHROPIC_BASE_URL not applied: %s", p.BaseURL)
+	}
+}
+
+func TestRegistryKeys(t *testing.T) {
+	env := map[string]string{"CORP_KEY": "k-corp", "OPENAI_API_KEY": "sk-openai"}
+	r, err := testRegistry(t, localModels, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string { return env[k] }
+	for name, want := range map[string]string{"openai": "sk-openai", "corp": "k-corp", "ollama": "ollama"} {
+		if got, err := r.provider(name).Key(getenv); err != nil || got != want {
+			t.Errorf("key of %s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	_, err = r.provider("anthropic").Key(getenv)
+	if err == nil || !strings.Contains(err.Error(), "set ANTHROPIC_API_KEY, or pass --api-key") {
+		t.Errorf("missing anthropic key: %v", err)
+	}
+	delete(env, "CORP_KEY")
+	if _, err := r.provider("corp").Key(getenv); err == nil {
+		t.Error("unset CORP_KEY gave a key")
+	}
+}
+
+func TestRegistryBadFiles(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`{"providers":{"x":{"api":"openai-completions","models":[]}}}`, "baseUrl and api are required"},
+		{`{"providers":{"x":{"baseUrl":"http://h","api":"grpc","models":[]}}}`, `unknown api "grpc"`},
+		{`{"providers":{"x":{"baseUrl":"http://h","api":"openai-completions","models":[{"name":"n"}]}}}`, "model 1 has no id"},
+		{`{"providers":{"bad name":{"baseUrl":"http://h","api":"openai-completions"}}}`, "names are letters"},
+		{`{"providers":{"x":{"url":"http://h"}}}`, `unknown field "url"`},
+		{`{"providers":`, "unexpected EOF"},
+	} {
+		_, err := testRegistry(t, c.doc, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "models.json") {
+			t.Errorf("%s: error %v, want one naming models.json and %q", c.doc, err, c.want)
+		}
+	}
+	if r, err := LoadRegistry(filepath.Join(t.TempDir(), "absent.json"), func(string) string { return "" }); err != nil || len(r.Providers) != 2 {
+		t.Errorf("missing models file: %v, %d providers", err, len(r.Providers))
+	}
+}
+
+func TestCatalogIsComplete(t *testing.T) {
+	r, _ := LoadRegistry("", func(string) string { return "" })
+	for _, m := range r.Models() {
+		if m.ContextWindow <= 0 || m.MaxTokens <= 0 || m.MaxTokens > m.ContextWindow || m.Cost.Input <= 0 || m.Cost.Output <= m.Cost.Input || m.Name == "" {
+			t.Errorf("catalog entry %s/%s is incomplete: %+v", m.Provider, m.ID, m)
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package agent
+
+import (
+	"sync"
+
+	"github.com/basecontext/base-context/codec"
+)
+
+// previewRunes bounds the text of one queued prompt in session_action_update: the event
+// shows what waits, not whole documents.
+const previewRunes = 200
+
+// queue holds the prompts waiting for the agent: steering messages, delivered at the next
+// turn boundary of the running prompt, and follow-ups, delivered when the agent would
+// otherwise stop. Every change is reported as a session_action_update snapshot while a
+// prompt runs; changes made while the agent is idle are reported when the next prompt
+// starts, in one snapshot with the active turn.
+type queue struct {
+	mu        sync.Mutex
+	steering  []string
+	followUps []string
+	running   bool // a Prompt is in progress
+	shown     bool // a snapshot was emitted during this Prompt: its end is reported too
+}
+
+// Steer queues a message for the running prompt: it is delivered as a user message at the
+// next turn boundary, in the same run. Safe to call from any goroutine.
+func (a *Agent) Steer(text string) {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	a.queue.steering = append(a.queue.steering, text)
+	a.reportQueueLocked()
+}
+
+// FollowUp queues a prompt that runs when the agent would otherwise stop, as a new run in
+// the same stream. Safe to call from any goroutine.
+func (a *Agent) FollowUp(text string) {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	a.queue.followUps = append(a.queue.followUps, text)
+	a.reportQueueLocked()
+}
+
+// Queued returns the waiting steering messages and follow-ups.
+func (a *Agent) Queued() (steering, followUps []string) {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	return append([]string{}, a.queue.steering...), append([]string{}, a.queue.followUps...)
+}
+
+// takeSteering removes and returns the steering messages, as user messages.
+func (a *Agent) takeSteering() []*codec.UserMessage {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	if len(a.queue.steering) == 0 {
+		return nil
+	}
+	msgs := make([]*codec.UserMessage, len(a.queue.steering))
+	for i, text := range a.queue.steering {
+		msgs[i] = a.userMessage(text)
+	}
+	a.queue.steering = nil
+	a.reportQueueLocked()
+	return msgs
+}
+
+// hasSteering reports whether steering messages wait.
+func (a *Agent) hasSteering() bool {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	return len(a.queue.steering) > 0
+}
+
+// hasQueued reports whether steering messages or follow-ups wait.
+func (a *Agent) hasQueued() bool {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	return len(a.queue.steering)+len(a.queue.followUps) > 0
+}
+
+// takeFollowUp removes the first follow-up, as a user message; nil when none waits.
+func (a *Agent) takeFollowUp() *codec.UserMessage {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	if len(a.queue.followUps) == 0 {
+		return nil
+	}
+	text := a.queue.followUps[0]
+	a.queue.followUps = a.queue.followUps[1:]
+	a.reportQueueLocked()
+	return a.userMessage(text)
+}
+
+func (a *Agent) userMessage(text string) *codec.UserMessage {
+	return &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: text}}, Timestamp: a.nowMs()}
+}
+
+// beginQueue marks a prompt as running, reporting what already waits.
+func (a *Agent) beginQueue() {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	a.queue.running = true
+	a.queue.shown = false
+	if len(a.queue.steering)+len(a.queue.followUps) > 0 {
+		a.reportQueueLocked()
+	}
+}
+
+// endQueue marks the prompt as ended; if its queue was shown, the final snapshot has no
+// active turn.
+func (a *Agent) endQueue() {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	a.queue.running = false
+	if a.queue.shown {
+		a.emit(a.snapshotLocked())
+		a.queue.shown = false
+	}
+}
+
+// reportQueueLocked emits the queue's snapshot while a prompt runs. It is called with the
+// queue locked, so snapshots reach the stream in the order of the changes they show.
+func (a *Agent) reportQueueLocked() {
+	if !a.queue.running {
+		return
+	}
+	a.queue.shown = true
+	a.emit(a.snapshotLocked())
+}
+
+func (a *Agent) snapshotLocked() *codec.SessionActionUpdate {
+	q := &a.queue
+	acts := codec.SessionActions{
+		QueuedCount: int64(len(q.steering) + len(q.followUps)),
+		Steering:    previews(q.steering),
+		FollowUps:   previews(q.followUps),
+	}
+	if q.running {
+		acts.Active = &codec.ActiveAction{Kind: "turn", Phase: "running"}
+	}
+	return &codec.SessionActionUpdate{Actions: acts}
+}
+
+func previews(texts []string) []string {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = preview(t)
+	}
+	return out
+}
+
+// preview is text cut to previewRunes runes, with an ellipsis when cut.
+func preview(text string) string {
+	n := 0
+	for i := range text {
+		if n == previewRunes {
+			return text[:i] + "…"
+		}
+		n++
+	}
+	return text
+}

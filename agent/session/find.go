@@ -1,0 +1,307 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/basecontext/base-context/codec"
+)
+
+// Statuses of a saved session. Whether one is running is known to the run registry, not
+// to the file.
+const (
+	StatusRunning   = "running"
+	StatusCompleted = "completed" // the last message is an answer (stop, length or toolUse)
+	StatusFailed    = "failed"    // anything else: an error, an abort, a run that was killed
+)
+
+// Info summarizes a session file for listings.
+type Info struct {
+	ID, Path, Cwd, ParentSession string
+	Created                      string // the header's timestamp
+	LastActivity                 string // the last entry's timestamp, the header's when there is none
+	Model                        string // provider/modelId of the last model_change, "" when none
+	Messages                     int    // message entries
+	Status                       string // StatusCompleted or StatusFailed
+	Skipped                      int    // lines that are not entries (a crash's cut last line)
+}
+
+// Scan summarizes the session file at path, reading it line by line: it holds one line at a
+// time and decodes only the few members a listing shows. Lines that are not entries are
+// counted in Skipped, not errors: a listing shows what it can.
+func Scan(path string) (Info, error) {
+	info := Info{Path: path, Status: StatusFailed}
+	f, err := os.Open(path)
+	if err != nil {
+		return info, fmt.Errorf("session: %w", err)
+	}
+	defer f.Close()
+	lr := codec.NewLineReader(f)
+	var m [5]codec.Member
+	keys := []string{"type", "timestamp", "message", "provider", "modelId"}
+	for first := true; ; {
+		line, err := lr.ReadLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return info, fmt.Errorf("session: %s: %w", path, err)
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if first {
+			h, err := codec.ParseHeader(line)
+			if err != nil {
+				return info, fmt.Errorf("session: %s:%d: %w", path, lr.Line(), err)
+			}
+			info.ID, info.Cwd, info.ParentSession = h.ID, h.Cwd, h.ParentSession
+			info.Created, info.LastActivity = h.Timestamp, h.Timestamp
+			first = false
+			continue
+		}
+		if codec.CheckObject(line) != nil {
+			info.Skipped++
+			continue
+		}
+		codec.FindEach(line, keys, m[:])
+		if ts := m[1].Str(line); ts != "" {
+			info.LastActivity = ts
+		}
+		switch m[0].Str(line) {
+		case TypeMessage:
+			info.Messages++
+			msg := m[2].Raw(line)
+			info.Status = StatusFailed
+			if codec.Find(msg, "role").Str(msg) == "assistant" {
+				switch codec.Find(msg, "stopReason").Str(msg) {
+				case codec.StopReasonStop, codec.StopReasonLength, codec.StopReasonToolUse:
+					info.Status = StatusCompleted
+				}
+			}
+		case TypeModelChange:
+			info.Model = m[3].Str(line) + "/" + m[4].Str(line)
+		}
+	}
+	if info.ID == "" {
+		return info, fmt.Errorf("session: %s: no session header", path)
+	}
+	return info, nil
+}
+
+// List summarizes the session files in dir, newest activity first. A file that cannot be
+// read is left out and reported in problems; a missing dir holds no sessions.
+func List(dir string) (infos []Info, problems []error, err error) {
+	ids, err := IDs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, id := range ids {
+		info, err := Scan(filepath.Join(dir, id+".jsonl"))
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		infos = append(infos, info)
+	}
+	sort.SliceStable(infos, func(i, j int) bool {
+		if infos[i].LastActivity != infos[j].LastActivity {
+			return infos[i].LastActivity > infos[j].LastActivity
+		}
+		return infos[i].ID > infos[j].ID
+	})
+	return infos, problems, nil
+}
+
+// IDs returns the ids of the session files in dir (files named <id>.jsonl), sorted.
+func IDs(dir string) ([]string, error) {
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	var ids []string
+	for _, de := range des {
+		name := de.Name()
+		if id, ok := strings.CutSuffix(name, ".jsonl"); ok && id != "" && !strings.HasPrefix(name, ".") && de.Type().IsRegular() {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// Find returns the path of the session in dir whose id is query or starts with it.
+func Find(dir, query string) (string, error) {
+	ids, err := IDs(dir)
+	if err != nil {
+		return "", err
+	}
+	id, err := Match(ids, query)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, id+".jsonl"), nil
+}
+
+// AmbiguousError is a prefix that more than one id starts with.
+type AmbiguousError struct {
+	Query      string
+	Candidates []string
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("session id %q is ambiguous: %d sessions match it: %s",
+		e.Query, len(e.Candidates), strings.Join(e.Candidates, ", "))
+}
+
+// NotFoundError is an id that neither is nor starts any id; Closest are the ids that look
+// most like it, best first (none when there are no ids at all).
+type NotFoundError struct {
+	Query   string
+	Closest []string
+}
+
+func (e *NotFoundError) Error() string {
+	if len(e.Closest) == 0 {
+		return fmt.Sprintf("no session %q", e.Query)
+	}
+	return fmt.Sprintf("no session %q; the closest ids are %s", e.Query, strings.Join(e.Closest, ", "))
+}
+
+// closestCount is how many near misses a NotFoundError names.
+const closestCount = 3
+
+// Match finds the one id in ids that is query, or else the one that starts with it.
+func Match(ids []string, query string) (string, error) {
+	if query == "" {
+		return "", &NotFoundError{Query: query}
+	}
+	var prefixed []string
+	for _, id := range ids {
+		if id == query {
+			return id, nil
+		}
+		if strings.HasPrefix(id, query) {
+			prefixed = append(prefixed, id)
+		}
+	}
+	switch len(prefixed) {
+	case 1:
+		return prefixed[0], nil
+	case 0:
+		return "", &NotFoundError{Query: query, Closest: closest(ids, query, closestCount)}
+	}
+	sort.Strings(prefixed)
+	return "", &AmbiguousError{Query: query, Candidates: prefixed}
+}
+
+// closest returns up to n ids nearest to query: by edit distance between query and the
+// id's start of the same length (people type prefixes), then by id.
+func closest(ids []string, query string, n int) []string {
+	type scored struct {
+		id   string
+		dist int
+	}
+	all := make([]scored, 0, len(ids))
+	for _, id := range ids {
+		head := id
+		if len(head) > len(query) {
+			head = head[:len(query)]
+		}
+		all = append(all, scored{id, editDistance(query, head)})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].dist != all[j].dist {
+			return all[i].dist < all[j].dist
+		}
+		return all[i].id < all[j].id
+	})
+	var out []string
+	for i := 0; i < len(all) && i < n; i++ {
+		out = append(out, all[i].id)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes (ids are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// ReadHeader reads the header of the session file at path, and nothing more.
+func ReadHeader(path string) (*codec.Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	defer f.Close()
+	lr := codec.NewLineReader(f)
+	for {
+		line, err := lr.ReadLine()
+		if err == io.EOF {
+			return nil, fmt.Errorf("session: %s: no session header", path)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("session: %s: %w", path, err)
+		}
+		if len(line) == 0 {
+			continue
+		}
+		h, err := codec.ParseHeader(line)
+		if err != nil {
+			return nil, fmt.Errorf("session: %s:%d: %w", path, lr.Line(), err)
+		}
+		return h, nil
+	}
+}
+
+// Newest returns the session in dir with the latest activity among those whose header
+// keep accepts. Only their files are read past the header.
+func Newest(dir string, keep func(*codec.Header) bool) (Info, bool, error) {
+	ids, err := IDs(dir)
+	if err != nil {
+		return Info{}, false, err
+	}
+	var best Info
+	found := false
+	for _, id := range ids {
+		path := filepath.Join(dir, id+".jsonl")
+		h, err := ReadHeader(path)
+		if err != nil || !keep(h) {
+			continue
+		}
+		info, err := Scan(path)
+		if err != nil {
+			continue
+		}
+		if !found || info.LastActivity > best.LastActivity ||
+			(info.LastActivity == best.LastActivity && info.ID > best.ID) {
+			best, found = info, true
+		}
+	}
+	return best, found, nil
+}

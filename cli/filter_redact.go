@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/basecontext/base-context/stages"
+)
+
+// RedactRuleFlags choose what `filter redact` removes besides (or instead of) the built-in
+// rules.
+type RedactRuleFlags struct {
+	Pattern        []string `placeholder:"REGEX" sep:"none" help:"Also redact matches of REGEX (Go syntax, repeatable; rules pattern-1, pattern-2, … in order)."`
+	Literal        []string `placeholder:"VALUE" sep:"none" help:"Also redact VALUE wherever it occurs (repeatable; rule literal)."`
+	Env            []string `placeholder:"NAME" help:"Also redact the current value of environment variable NAME (repeatable; rule env:NAME)."`
+	Rules          string   `placeholder:"LIST" help:"Comma-separated built-in rules to use (default: all of them; see --list-rules)."`
+	NoDefaultRules bool     `help:"Use no built-in rule: only --pattern, --literal and --env."`
+}
+
+// RedactCmd is `filter redact`.
+type RedactCmd struct {
+	FilterIO
+	RedactRuleFlags
+	Report    bool `help:"At the end, print on stderr how many redactions each rule made."`
+	ListRules bool `help:"List the built-in rules and exit."`
+}
+
+// Run runs the filter.
+func (c *RedactCmd) Run(streams *IO) error {
+	if c.ListRules {
+		tw := tabwriter.NewWriter(streams.Out, 2, 8, 2, ' ', 0)
+		for _, r := range stages.RedactRules() {
+			fmt.Fprintf(tw, "%s\t%s\n", r.ID, r.Description)
+		}
+		return tw.Flush()
+	}
+	r, err := c.RedactRuleFlags.redactor(streams, nil)
+	if err != nil {
+		return err
+	}
+	err = c.run(streams, stages.NewRedact(r))
+	if c.Report {
+		printRedactReport(streams.Err, r)
+	}
+	return err
+}
+
+// redactor compiles the flags, with extra literal values (API keys) under the rule api-key.
+func (f *RedactRuleFlags) redactor(streams *IO, extra []string) (*stages.Redactor, error) {
+	opts := stages.RedactOptions{Patterns: f.Pattern, NoDefaultRules: f.NoDefaultRules}
+	if f.Rules != "" && !f.NoDefaultRules {
+		opts.Rules = []string{}
+		for _, id := range strings.Split(f.Rules, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				opts.Rules = append(opts.Rules, id)
+			}
+		}
+	}
+	for _, v := range f.Literal {
+		opts.Literals = append(opts.Literals, stages.RedactLiteral{ID: "literal", Value: v})
+	}
+	for _, name := range f.Env {
+		v := streams.Getenv(name)
+		if len(v) < stages.MinLiteral {
+			// Nothing to protect, or too short to redact without mangling ordinary text.
+			fmt.Fprintf(streams.Err, "redact: --env %s: not set or shorter than %d bytes, not redacted\n", name, stages.MinLiteral)
+			continue
+		}
+		opts.Literals = append(opts.Literals, stages.RedactLiteral{ID: "env:" + name, Value: v})
+	}
+	for _, v := range extra {
+		if len(v) >= stages.MinLiteral {
+			opts.Literals = append(opts.Literals, stages.RedactLiteral{ID: "api-key", Value: v})
+		}
+	}
+	r, err := stages.NewRedactor(opts)
+	if err != nil {
+		return nil, Fail(ExitUsage, err.Error())
+	}
+	return r, nil
+}
+
+// printRedactReport writes one line per rule that redacted something.
+func printRedactReport(w io.Writer, r *stages.Redactor) {
+	counts := r.Counts()
+	if len(counts) == 0 {
+		fmt.Fprintln(w, "redacted nothing")
+		return
+	}
+	for _, c := range counts {
+		fmt.Fprintf(w, "redacted %d× %s\n", c.Count, c.ID)
+	}
+}

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/stages"
+)
+
+// ValidateCmd is `filter validate`.
+type ValidateCmd struct {
+	FilterIO
+	Pass   bool `help:"Pass the stream through to stdout unchanged, to check it inside a pipe (default: nothing on stdout; -o FILE implies it)."`
+	Strict bool `help:"Also report names the spec does not define: event types, message roles, content block and update types."`
+}
+
+// Help is the long help of `filter validate --help`.
+func (c *ValidateCmd) Help() string {
+	return `Checks a stream, in either form, against the spec (events.md): the session header first; every
+line a JSON object; every known event, message and content block with its required fields of
+the right types; the orders of the stream (agent_start … agent_end, turn_start … turn_end,
+message_start before its updates and its end, per block start → deltas → end, tool execution
+start before its updates and end, compaction start before end); and in the delta form the
+messageId numbering (from 1, one per assistant message, repeated by its updates and end).
+Unknown event types, roles and block types are accepted unchecked (--strict reports them).
+
+Each violation is one line on stderr, "line N: <type>: <what>" (N counts the lines of all
+inputs as one stream), then a summary; the exit status is 1 when there was any. By default
+nothing is written on stdout; with --pass the stream goes through unchanged (lines that are
+not JSON objects too, unless --skip-invalid), so validate can sit inside a pipe.
+
+Examples:
+
+  base-context filter validate run.jsonl
+  base-context --mode json --json-deltas "List files" | base-context filter validate --pass | jq -c .`
+}
+
+// Run runs the filter.
+func (c *ValidateCmd) Run(streams *IO) (err error) {
+	inputs, closeInputs, err := c.open(streams)
+	if err != nil {
+		return err
+	}
+	defer closeInputs()
+
+	out := io.Discard
+	if c.Pass || c.Output != "" {
+		w, commit, err := openOutput(c.Output, streams.Out)
+		if err != nil {
+			return err
+		}
+		defer func() { err = commit(err) }()
+		out = w
+	}
+
+	v := stages.NewValidator(stages.ValidateOptions{
+		Strict: c.Strict, SkipInvalid: c.SkipInvalid,
+		Report: func(x stages.Violation) { fmt.Fprintln(streams.Err, x) },
+	})
+	// The validator reports lines that are not JSON objects itself, as violations, and
+	// drops them itself with --skip-invalid, so that every line keeps its number.
+	if _, err := stages.Run(inputs, codec.NewLineWriter(out), v, stages.RunOptions{}); err != nil {
+		return err
+	}
+	r := v.Result()
+	what := nounCount(r.Lines, "line")
+	if r.Form != "" {
+		what += ", " + r.Form + " form"
+	}
+	if r.Unknown > 0 && !c.Strict {
+		what += fmt.Sprintf(", %s of unknown event types (not checked)", nounCount(r.Unknown, "line"))
+	}
+	if r.Violations > 0 {
+		return Fail(ExitFailure, fmt.Sprintf("%s in %s", nounCount(r.Violations, "violation"), what))
+	}
+	fmt.Fprintf(streams.Err, "valid: %s\n", what)
+	return nil
+}
+
+// nounCount is "1 line", "2 lines".
+func nounCount(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

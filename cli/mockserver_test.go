@@ -1,0 +1,62 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"sync"
+
+	"github.com/basecontext/base-context/agent/provider"
+	"github.com/basecontext/base-context/agent/provider/mockserver"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var (
+	mockMu      sync.Mutex
+	mockServers = map[*testscript.TestScript]*mockserver.Server{}
+)
+
+// cmdMockserver is the testscript command that plays a script over the real APIs' wire
+// protocols:
+//
+//	mockserver SCRIPT          start a server; $MOCK_URL is its base URL (without /v1)
+//	mockserver requests FILE   write the requests received so far to FILE, one JSON line
+//	                           each: {"path":…,"headers":{…},"body":…}
+func cmdMockserver(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: mockserver SCRIPT | mockserver requests FILE")
+	}
+	mockMu.Lock()
+	defer mockMu.Unlock()
+	if args[0] == "requests" {
+		srv := mockServers[ts]
+		if srv == nil || len(args) != 2 {
+			ts.Fatalf("mockserver requests FILE: needs a running server and a file")
+		}
+		f, err := os.Create(ts.MkAbs(args[1]))
+		ts.Check(err)
+		defer f.Close()
+		enc := json.NewEncoder(f)
+		for _, r := range srv.Requests() {
+			headers := map[string]string{}
+			for k := range r.Header {
+				headers[k] = r.Header.Get(k)
+			}
+			ts.Check(enc.Encode(map[string]any{"path": r.Path, "headers": headers, "body": r.Body}))
+		}
+		return
+	}
+	script, err := provider.LoadScript(ts.MkAbs(args[0]))
+	ts.Check(err)
+	srv := mockserver.New(script)
+	if old := mockServers[ts]; old != nil {
+		old.Close()
+	}
+	mockServers[ts] = srv
+	ts.Setenv("MOCK_URL", srv.URL)
+	ts.Defer(func() {
+		mockMu.Lock()
+		defer mockMu.Unlock()
+		srv.Close()
+		delete(mockServers, ts)
+	})
+}

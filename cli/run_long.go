@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/basecontext/base-context/agent"
+)
+
+// LongRunFlags are the flags of long unattended runs: compaction, autonomous runs with
+// limits, and gates. RunCmd embeds them.
+type LongRunFlags struct {
+	Compaction        string `enum:"on,off" default:"on" help:"Compact the context automatically when it nears the model's window or overflows it (a /compact prompt works either way)."`
+	CompactionReserve int64  `default:"16384" placeholder:"TOKENS" help:"Tokens kept free below the context window: compaction starts when the context reaches the window minus this."`
+	CompactionKeep    int64  `default:"20000" placeholder:"TOKENS" help:"Tokens of recent messages a compaction keeps whole."`
+
+	Autonomous       bool          `help:"Keep working without a human: when the agent stops without saying it is done, queue a continuation prompt. The limits below apply, with their defaults."`
+	MaxTurns         int           `placeholder:"N" help:"Stop after N model turns (exit 3). Default with --autonomous: 12."`
+	MaxTokens        int64         `placeholder:"N" help:"Stop once N tokens are used (exit 3). Default with --autonomous: 80000."`
+	MaxTime          time.Duration `placeholder:"DURATION" help:"Stop once the run has taken this long (exit 3). Default with --autonomous: 30m."`
+	MaxContinuations int           `placeholder:"N" help:"Continuation prompts an autonomous run may queue (exit 3 when it needs more). Default: 3."`
+
+	Gate        []string      `placeholder:"CMD" sep:"none" help:"Shell command that must exit 0 for the run to succeed, run in the session directory when the agent stops; a failure goes back to the agent (repeatable; implies --autonomous; exit 4 when gates fail or never run)."`
+	GateRetries int           `default:"3" placeholder:"N" help:"Times a failing gate is sent back to the agent before the run fails."`
+	GateTimeout time.Duration `default:"5m" placeholder:"DURATION" help:"Time a gate may run before it is killed with its process group."`
+}
+
+// validate rejects negative amounts.
+func (f *LongRunFlags) validate() error {
+	for _, v := range []struct {
+		flag string
+		n    int64
+	}{
+		{"--compaction-reserve", f.CompactionReserve}, {"--compaction-keep", f.CompactionKeep},
+		{"--max-turns", int64(f.MaxTurns)}, {"--max-tokens", f.MaxTokens}, {"--max-time", int64(f.MaxTime)},
+		{"--max-continuations", int64(f.MaxContinuations)}, {"--gate-retries", int64(f.GateRetries)},
+		{"--gate-timeout", int64(f.GateTimeout)},
+	} {
+		if v.n < 0 {
+			return fmt.Errorf("%s must not be negative", v.flag)
+		}
+	}
+	for _, g := range f.Gate {
+		if g == "" {
+			return fmt.Errorf("--gate needs a command")
+		}
+	}
+	return nil
+}
+
+// apply puts the flags into the agent's configuration; gates run in dir. Limits given
+// explicitly apply to every run; an autonomous run fills in the defaults of the others.
+func (f *LongRunFlags) apply(cfg agent.Config, dir string) agent.Config {
+	cfg.Compaction = agent.CompactionSettings{Auto: f.Compaction != "off", Reserve: f.CompactionReserve, Keep: f.CompactionKeep}
+	cfg.Autonomous = f.Autonomous || len(f.Gate) > 0
+	lim := agent.Limits{MaxTurns: f.MaxTurns, MaxTokens: f.MaxTokens, MaxTime: f.MaxTime, MaxContinuations: f.MaxContinuations}
+	if cfg.Autonomous {
+		d := agent.DefaultLimits
+		lim.MaxTurns = or(lim.MaxTurns, d.MaxTurns)
+		lim.MaxTokens = or(lim.MaxTokens, d.MaxTokens)
+		lim.MaxTime = or(lim.MaxTime, d.MaxTime)
+		lim.MaxContinuations = or(lim.MaxContinuations, d.MaxContinuations)
+	}
+	cfg.Limits = lim
+	cfg.Gates = agent.GateSettings{Commands: f.Gate, Retries: f.GateRetries, Timeout: f.GateTimeout, Dir: dir}
+	return cfg
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// exit maps how a long run ended to its exit status, or nil when the usual rules decide:
+// gates that failed or never ran exit 4, a failed compaction 1, a limit 3.
+func (f *LongRunFlags) exit(o agent.Outcome) error {
+	if g := o.Gates; g != nil && !g.Passed {
+		return Fail(ExitGate, gateFailure(o))
+	}
+	if o.CompactionErr != nil {
+		return Fail(ExitFailure, "compaction failed: "+o.CompactionErr.Error())
+	}
+	if o.Limit != nil {
+		return Fail(ExitLimit, o.Limit.Error())
+	}
+	return nil
+}
+
+// gateFailure says why the gates did not pass: how the last one failed, and what ended the
+// run if it was not the gates themselves.
+func gateFailure(o agent.Outcome) string {
+	why := ""
+	switch {
+	case o.Limit != nil:
+		why = o.Limit.Error()
+	case o.CompactionErr != nil:
+		why = "compaction failed: " + o.CompactionErr.Error()
+	case o.Failed():
+		why = "the run ended without an answer"
+		if o.Final != nil && o.Final.ErrorMessage != "" {
+			why = "the run failed: " + o.Final.ErrorMessage
+		}
+	}
+	g := o.Gates
+	if !g.Ran {
+		if why == "" {
+			return "the gates did not run"
+		}
+		return "the gates did not run: " + why
+	}
+	msg := fmt.Sprintf("gate %q failed: %s", g.Command, g.Status)
+	switch {
+	case why != "":
+		msg += "; then " + why
+	case g.Retries == 1:
+		msg += " (after 1 retry)"
+	case g.Retries > 1:
+		msg += fmt.Sprintf(" (after %d retries)", g.Retries)
+	}
+	return msg
+}

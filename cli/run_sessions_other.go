@@ -1,0 +1,11 @@
+//go:build unix && !linux
+
+package cli
+
+import (
+	"os"
+	"syscall"
+)
+
+// redirectFD makes descriptor fd refer to f's file.
+func redirectFD(f *os.File, fd int) error { return syscall.Dup2(int(f.Fd()), fd) }

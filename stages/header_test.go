@@ -1,0 +1,260 @@
+package stages_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/stages"
+)
+
+var testHeader = codec.Header{Version: 3, ID: "0190c2a4-0000-7000-8000-000000000001", Timestamp: "2026-01-02T03:04:05.678Z", Cwd: "/w"}
+
+const testHeaderLine = `{"type":"session","version":3,"id":"0190c2a4-0000-7000-8000-000000000001","timestamp":"2026-01-02T03:04:05.678Z","cwd":"/w"}`
+
+func header(t testing.TB, in []byte, opts stages.HeaderOptions) []byte {
+	t.Helper()
+	if opts.Header.ID == "" {
+		opts.Header = testHeader
+	}
+	return run(t, stages.NewHeader(opts), in)
+}
+
+// Both forms of every reference stream: a stream that starts with a header is left byte for
+// byte as it is; without its header it gets ours first and is otherwise unchanged.
+func TestHeaderOfReferenceStreams(t *testing.T) {
+	for name, full := range referenceStreams(t) {
+		for form, in := range map[string][]byte{"full": full, "deltas": deltas(t, full)} {
+			t.Run(name+"/"+form, func(t *testing.T) {
+				if len(in) == 0 {
+					if got := header(t, in, stages.HeaderOptions{}); string(got) != testHeaderLine+"\n" {
+						t.Fatalf("empty stream: got %q", got)
+					}
+					return
+				}
+				if codec.LineType(lines(in)[0]) != "session" {
+					t.Fatal("reference stream without a header")
+				}
+				if got := header(t, in, stages.HeaderOptions{}); !bytes.Equal(got, in) {
+					t.Fatal("a stream with a header changed")
+				}
+				body := in[bytes.IndexByte(in, '\n')+1:]
+				got := header(t, body, stages.HeaderOptions{})
+				if want := append([]byte(testHeaderLine+"\n"), body...); !bytes.Equal(got, want) {
+					t.Fatalf("header not inserted as the only change:\n%.300s", got)
+				}
+			})
+		}
+	}
+}
+
+// --stamp --seq on every reference stream: each line after the header gains exactly
+// ,"sessionId":<the header's id>,"seq":N right after "type" and nothing else; stamping again
+// changes nothing.
+func TestHeaderStampsReferenceStreams(t *testing.T) {
+	for name, full := range referenceStreams(t) {
+		for form, in := range map[string][]byte{"full": full, "deltas": deltas(t, full)} {
+			if len(in) == 0 {
+				continue
+			}
+			t.Run(name+"/"+form, func(t *testing.T) {
+				opts := stages.HeaderOptions{Stamp: true, Seq: true}
+				out := header(t, in, opts)
+				inLines, outLines := lines(in), lines(out)
+				if len(inLines) != len(outLines) || !bytes.Equal(inLines[0], outLines[0]) {
+					t.Fatal("header line or line count changed")
+				}
+				id := codec.Find(inLines[0], "id").Raw(inLines[0])
+				for i := 1; i < len(inLines); i++ {
+					typ := codec.Find(inLines[i], "type")
+					pos := typ.ValEnd
+					want := string(inLines[i][:pos]) + fmt.Sprintf(`,"sessionId":%s,"seq":%d`, id, i) + string(inLines[i][pos:])
+					if string(outLines[i]) != want {
+						t.Fatalf("line %d:\n got %.200s\nwant %.200s", i+1, outLines[i], want)
+					}
+				}
+				if again := header(t, out, opts); !bytes.Equal(again, out) {
+					t.Error("stamping a stamped stream changed it")
+				}
+				// Stamping after select renumbers: seq counts what is left.
+				ends := run(t, stages.NewSelect(stages.SelectOptions{Types: []string{"message_end"}}), out)
+				restamped := lines(header(t, ends, opts))
+				for i, l := range restamped[1:] {
+					if got := codec.Find(l, "seq").Raw(l); string(got) != fmt.Sprint(i+1) {
+						t.Fatalf("after select, line %d has seq %s", i+2, got)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestHeaderStampEdgeCases(t *testing.T) {
+	in := strings.Join([]string{
+		`{"type":"agent_start"}`,
+		`not json`,
+		`{}`,
+		` { "n" : 1 }`,
+		`{"type":"x","sessionId":"old","seq":99,"z":[1]}`,
+		`{"type":"session","version":3,"id":"second","timestamp":"t","cwd":"/"}`,
+		`{"type":"turn_start","sessionId":"second"}`,
+		`{"type" : "y" , "a":"\"sessionId\""}`,
+	}, "\n") + "\n"
+	want := strings.Join([]string{
+		testHeaderLine,
+		`{"type":"agent_start","sessionId":"0190c2a4-0000-7000-8000-000000000001","seq":1}`,
+		`not json`,
+		`{"sessionId":"0190c2a4-0000-7000-8000-000000000001","seq":2}`,
+		` {"sessionId":"0190c2a4-0000-7000-8000-000000000001","seq":3, "n" : 1 }`,
+		`{"type":"x","sessionId":"0190c2a4-0000-7000-8000-000000000001","seq":4,"z":[1]}`,
+		`{"type":"session","version":3,"id":"second","timestamp":"t","cwd":"/"}`,
+		`{"type":"turn_start","seq":5,"sessionId":"second"}`,
+		`{"type" : "y","sessionId":"second","seq":6 , "a":"\"sessionId\""}`,
+	}, "\n") + "\n"
+	got := header(t, []byte(in), stages.HeaderOptions{Stamp: true, Seq: true})
+	if string(got) != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	// Without --seq, an existing seq is left alone; without --stamp, sessionId is.
+	got = header(t, []byte(`{"type":"x","seq":7}`+"\n"), stages.HeaderOptions{Stamp: true})
+	if want := testHeaderLine + "\n" + `{"type":"x","sessionId":"0190c2a4-0000-7000-8000-000000000001","seq":7}` + "\n"; string(got) != want {
+		t.Fatalf("stamp only: got %s", got)
+	}
+	got = header(t, []byte(`{"type":"x","sessionId":"s"}`+"\n"), stages.HeaderOptions{Seq: true})
+	if want := testHeaderLine + "\n" + `{"type":"x","seq":1,"sessionId":"s"}` + "\n"; string(got) != want {
+		t.Fatalf("seq only: got %s", got)
+	}
+}
+
+func TestHeaderReplace(t *testing.T) {
+	own := `{"type":"session","version":3,"id":"mine","timestamp":"2020-01-01T00:00:00.000Z","cwd":"/old","parentSession":"p","x":{"id":1}}`
+	rest := "\n" + `{"type":"agent_start"}` + "\n"
+	cases := []struct {
+		replace []string
+		want    string
+	}{
+		{nil, own},
+		{[]string{"id"}, `{"type":"session","version":3,"id":"0190c2a4-0000-7000-8000-000000000001","timestamp":"2020-01-01T00:00:00.000Z","cwd":"/old","parentSession":"p","x":{"id":1}}`},
+		{[]string{"cwd", "timestamp"}, `{"type":"session","version":3,"id":"mine","timestamp":"2026-01-02T03:04:05.678Z","cwd":"/w","parentSession":"p","x":{"id":1}}`},
+	}
+	for _, c := range cases {
+		got := header(t, []byte(own+rest), stages.HeaderOptions{Replace: c.replace, Stamp: true})
+		id := regexp.MustCompile(`"id":("[^"]*")`).FindStringSubmatch(c.want)[1]
+		want := c.want + "\n" + `{"type":"agent_start","sessionId":` + id + `}` + "\n"
+		if string(got) != want {
+			t.Errorf("replace %v:\n got %s\nwant %s", c.replace, got, want)
+		}
+	}
+	// A field the header lacks is added at its end.
+	got := header(t, []byte(`{"type":"session","version":3,"id":"a"}`+"\n"), stages.HeaderOptions{Replace: []string{"id", "cwd"}})
+	if want := `{"type":"session","version":3,"id":"0190c2a4-0000-7000-8000-000000000001","cwd":"/w"}` + "\n"; string(got) != want {
+		t.Errorf("got %s", got)
+	}
+}
+
+// In process (the agent's chain), the header is written as a typed event ahead of the first
+// event, and a typed header the stream starts with is replaced without encoding.
+func TestHeaderInProcess(t *testing.T) {
+	var out bytes.Buffer
+	w := codec.NewLineWriter(&out)
+	write := func(f *stages.Frame) error { return f.WriteLine(w) }
+	var firstEvent codec.Event
+	st := stages.Chain(stages.NewHeader(stages.HeaderOptions{Header: testHeader}), stages.NewDeltas())
+	for _, e := range []codec.Event{&codec.AgentStart{}, &codec.TurnStart{}} {
+		if err := st.Push(stages.EventFrame(e), func(f *stages.Frame) error {
+			if firstEvent == nil {
+				firstEvent = f.Event
+			}
+			return write(f)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Flush(write); err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := firstEvent.(*codec.Header); !ok || *h != testHeader {
+		t.Fatalf("first frame %#v, want the typed header", firstEvent)
+	}
+	if want := testHeaderLine + "\n{\"type\":\"agent_start\"}\n{\"type\":\"turn_start\"}\n"; out.String() != want {
+		t.Fatalf("got %s", out.String())
+	}
+
+	st2 := stages.NewHeader(stages.HeaderOptions{Header: testHeader, Replace: []string{"cwd"}})
+	var got *codec.Header
+	own := &codec.Header{Version: 3, ID: "own", Timestamp: "t", Cwd: "/old"}
+	st2.Push(stages.EventFrame(own), func(f *stages.Frame) error { got, _ = f.Event.(*codec.Header); return nil })
+	if got == nil || *got != (codec.Header{Version: 3, ID: "own", Timestamp: "t", Cwd: "/w"}) || own.Cwd != "/old" {
+		t.Fatalf("replaced typed header %+v (own %+v)", got, own)
+	}
+}
+
+// FuzzHeaderStamp: on any input, the header stage adds at most the header line, keeps every
+// line in its place, leaves lines that are not objects alone, and stamps every object so
+// that it stays valid and carries the id and its number; stamping again changes nothing.
+func FuzzHeaderStamp(f *testing.F) {
+	for _, in := range referenceStreams(f) {
+		ls := lines(in)
+		for i := 0; i+3 <= len(ls) && i < 40; i += 3 {
+			f.Add(bytes.Join(ls[i:i+3], []byte("\n")))
+		}
+	}
+	f.Add([]byte("{}\n { \"seq\" : \"x\" , \"type\":1}\nnot json\n{\"type\":\"session\",\"id\":5}\n{\"sessionId\":null,\"sessionId\":2}"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		opts := stages.HeaderOptions{Stamp: true, Seq: true}
+		out := header(t, in, opts)
+		il, ol := readLines(t, in), readLines(t, out)
+		if len(il) > 0 && codec.CheckObject(il[0]) == nil && codec.LineType(il[0]) == "session" {
+			il = il[1:]
+		}
+		if len(ol) != len(il)+1 || codec.LineType(ol[0]) != "session" {
+			t.Fatalf("%d lines in, %d out, first %q", len(il), len(ol), ol[0])
+		}
+		seq := 0
+		for i, l := range ol[1:] {
+			orig := il[i]
+			if codec.CheckObject(orig) != nil {
+				if !bytes.Equal(orig, l) {
+					t.Fatalf("line %d is not an object but changed: %q → %q", i+2, orig, l)
+				}
+				continue
+			}
+			if codec.CheckObject(l) != nil {
+				t.Fatalf("stamping made line %d invalid: %q → %q", i+2, orig, l)
+			}
+			if codec.LineType(orig) == "session" {
+				continue
+			}
+			seq++
+			if got := codec.Find(l, "seq").Raw(l); string(got) != fmt.Sprint(seq) {
+				t.Fatalf("line %d: seq %s, want %d: %q", i+2, got, seq, l)
+			}
+			if !codec.Find(l, "sessionId").Exists() {
+				t.Fatalf("line %d: no sessionId: %q", i+2, l)
+			}
+		}
+		if again := header(t, out, opts); !bytes.Equal(again, out) {
+			t.Fatalf("stamping twice differs:\n%s\n%s", out, again)
+		}
+	})
+}
+
+// readLines splits b into lines as the filters read them (an empty line is a line).
+func readLines(t testing.TB, b []byte) [][]byte {
+	var ls [][]byte
+	lr := codec.NewLineReader(bytes.NewReader(b))
+	for {
+		l, err := lr.ReadLine()
+		if err == io.EOF {
+			return ls
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, append([]byte(nil), l...))
+	}
+}

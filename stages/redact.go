@@ -1,0 +1,616 @@
+package stages
+
+import (
+	"bytes"
+	"hash/maphash"
+	"strconv"
+	"strings"
+
+	"github.com/basecontext/base-context/codec"
+)
+
+// Redact removes secrets from every string of every event (events.md lines in either form),
+// replacing each with [REDACTED:<rule-id>].
+//
+// Strings are redacted whole, except the text, thinking and tool-argument deltas of a block,
+// which are redacted as one stream: the stage holds back only the tail that could still
+// become part of a match, and releases it as soon as it cannot, or at the block's end event,
+// in a text_delta (thinking_delta, toolcall_delta) of its own just before that event. The
+// deltas released thus add up to the redaction of the block's whole text, and a snapshot's
+// block (full form) is the text released so far: `filter deltas` and `filter expand` agree on
+// the result as they did on the input.
+type Redact struct {
+	r      *Redactor
+	blocks []*redactBlock
+	js     jsonRedactor
+	args   []byte
+
+	// For blocks that are still open when their message ends or the stream stops: the
+	// form of the last update, its messageId and its redacted snapshot.
+	full     bool
+	lastID   []byte
+	lastSnap []byte
+
+	// The parts of a snapshot around its content last found to need no redaction.
+	cleanPrefix, cleanSuffix []byte
+}
+
+// NewRedact returns the stage, redacting with r.
+func NewRedact(r *Redactor) *Redact {
+	return &Redact{r: r, js: jsonRedactor{r: r, cache: newLongStrings()}}
+}
+
+// Block kinds.
+const (
+	blockText = iota + 1
+	blockThinking
+	blockToolCall
+)
+
+// redactBlock is the state of one streamed content block.
+type redactBlock struct {
+	kind  int
+	ended bool
+	text  textStream
+	args  argsStream
+	// released is what the block's deltas released so far: the text (decoded), or the
+	// arguments' source. It only grows, and is new for each block, so that snapshots in
+	// process can view it as a string.
+	released []byte
+	final    []byte // a finished tool call's redacted arguments
+
+	// The hash and length of the text received, and the rules that redacted it: a
+	// finished text's redaction is remembered for the events that repeat it.
+	hash  maphash.Hash
+	n     int
+	rules []int
+}
+
+func blockKind(updateType string) int {
+	switch {
+	case strings.HasPrefix(updateType, "thinking"):
+		return blockThinking
+	case strings.HasPrefix(updateType, "toolcall"):
+		return blockToolCall
+	case strings.HasPrefix(updateType, "text"):
+		return blockText
+	}
+	return 0
+}
+
+// deltaType is the delta update type of a block kind.
+func deltaType(kind int) string {
+	switch kind {
+	case blockThinking:
+		return codec.UpdateThinkingDelta
+	case blockToolCall:
+		return codec.UpdateToolCallDelta
+	}
+	return codec.UpdateTextDelta
+}
+
+// block returns the state of block idx for an update of type typ; a start begins it anew.
+func (s *Redact) block(idx int64, typ string) *redactBlock {
+	kind := blockKind(typ)
+	if kind == 0 || idx < 0 || idx > 1<<16 {
+		return nil
+	}
+	for int64(len(s.blocks)) <= idx {
+		s.blocks = append(s.blocks, nil)
+	}
+	b := s.blocks[idx]
+	if b == nil || b.kind != kind || strings.HasSuffix(typ, "_start") {
+		b = &redactBlock{kind: kind}
+		b.text.reset(kindNone)
+		b.args.reset()
+		b.hash.SetSeed(s.js.cache.seed)
+		s.blocks[idx] = b
+	}
+	return b
+}
+
+// pushDelta runs a delta through its block and returns what it releases.
+func (s *Redact) pushDelta(b *redactBlock, delta []byte) []byte {
+	before := len(b.released)
+	if b.kind == blockToolCall {
+		b.released = b.args.push(s.r, b.released, delta, false)
+	} else {
+		b.hash.Write(delta)
+		b.n += len(delta)
+		b.released = s.pushText(b, delta, false)
+	}
+	return b.released[before:]
+}
+
+// pushText runs text through a text block, noting the rules that redacted it.
+func (s *Redact) pushText(b *redactBlock, text []byte, atEOF bool) []byte {
+	w, base, cut, spans := b.text.push(s.r, text, atEOF)
+	out := s.r.render(b.released, w, base, cut, spans)
+	b.rules = rulesOf(b.rules, spans)
+	b.text.consume(w, base, cut)
+	return out
+}
+
+// finish ends a block and returns the tail it held.
+func (s *Redact) finish(b *redactBlock) []byte {
+	before := len(b.released)
+	if b.kind == blockToolCall {
+		b.released = b.args.push(s.r, b.released, nil, true)
+		if b.final == nil {
+			b.final = codec.PartialObject(codec.UnsafeString(b.released))
+		}
+	} else {
+		b.released = s.pushText(b, nil, true)
+		if b.n >= minCached {
+			// The events that repeat the whole text (its *_end, the final messages) find
+			// its redaction here instead of scanning it again.
+			s.js.cache.put(b.hash.Sum64(), b.n, kindNone, len(b.rules) > 0, b.released, b.rules)
+		}
+	}
+	b.ended = true
+	return b.released[before:]
+}
+
+func (s *Redact) Push(f *Frame, emit Emit) error {
+	if u, ok := f.Event.(*codec.MessageUpdate); ok {
+		return s.typedUpdate(u, emit)
+	}
+	if f.Event == nil && f.Check() != nil {
+		// Not an event, but it may still hold a secret: redact it as plain text.
+		line := f.Line()
+		if out, _, changed := s.r.redactText(nil, line, kindNone, nil); changed {
+			return emit(LineFrame(out, f.LineNo))
+		}
+		return emit(f)
+	}
+	switch f.Type() {
+	case codec.TypeMessageUpdate:
+		return s.update(f, emit)
+	case codec.TypeMessageStart, codec.TypeMessageEnd:
+		line := f.Line()
+		var m [4]codec.Member
+		f.members(updateKeys, m[:])
+		msg := m[3].Raw(line)
+		if codec.Find(msg, "role").Str(msg) == "assistant" {
+			if f.Type() == codec.TypeMessageEnd {
+				var id []byte
+				if m[1].Exists() {
+					id = m[1].Raw(line)
+				}
+				if err := s.finishOpen(id, emit); err != nil {
+					return err
+				}
+			}
+			s.blocks = s.blocks[:0]
+		}
+	}
+	return s.generic(f, emit)
+}
+
+// Flush releases what blocks still open (a stream cut short) hold.
+func (s *Redact) Flush(emit Emit) error { return s.finishOpen(s.lastID, emit) }
+
+// finishOpen ends the blocks still open, each with a delta carrying its tail.
+func (s *Redact) finishOpen(id []byte, emit Emit) error {
+	for idx, b := range s.blocks {
+		if b == nil || b.ended {
+			continue
+		}
+		tail := s.finish(b)
+		if len(tail) == 0 {
+			continue
+		}
+		var snap []byte
+		if s.full && s.lastSnap != nil {
+			snap = s.snapshotOf(s.lastSnap)
+		}
+		if err := emit(LineFrame(syntheticDelta(b.kind, idx, tail, id, snap), 0)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// snapshotOf returns the snapshot raw with its blocks as released now.
+func (s *Redact) snapshotOf(raw []byte) []byte {
+	s.js.reset()
+	s.snapshot(raw, 0)
+	if len(s.js.edits) == 0 {
+		return raw
+	}
+	return codec.Splice(nil, raw, s.js.edits...)
+}
+
+// syntheticDelta builds the update that carries a block's tail, with the snapshot snap in
+// the full form (nil: the delta form, with messageId id when there is one).
+func syntheticDelta(kind, idx int, tail, id, snap []byte) []byte {
+	out := make([]byte, 0, 128+len(tail)+2*len(snap))
+	out = append(out, `{"type":"message_update"`...)
+	if snap == nil && id != nil {
+		out = append(out, `,"messageId":`...)
+		out = append(out, id...)
+	}
+	out = append(out, `,"assistantMessageEvent":{"type":`...)
+	out = codec.AppendString(out, deltaType(kind))
+	out = append(out, `,"contentIndex":`...)
+	out = strconv.AppendInt(out, int64(idx), 10)
+	out = append(out, `,"delta":`...)
+	out = codec.AppendString(out, codec.UnsafeString(tail))
+	if snap != nil {
+		out = append(out, `,"partial":`...)
+		out = append(out, snap...)
+		out = append(out, `},"message":`...)
+		out = append(out, snap...)
+		return append(out, '}')
+	}
+	return append(out, '}', '}')
+}
+
+// generic redacts every string of the frame's line.
+func (s *Redact) generic(f *Frame, emit Emit) error {
+	line := f.Line()
+	s.js.reset()
+	s.js.value(line, codec.SkipSpace(line, 0), kindNone)
+	if len(s.js.edits) == 0 {
+		return emit(f)
+	}
+	return emit(f.Edited(codec.Splice(make([]byte, 0, len(line)+64), line, s.js.edits...)))
+}
+
+// update redacts an encoded message_update, in either form.
+func (s *Redact) update(f *Frame, emit Emit) error {
+	line := f.Line()
+	var m [4]codec.Member
+	f.members(updateKeys, m[:])
+	idM, ame, msg := m[1], m[2], m[3]
+	if !ame.Exists() || line[ame.ValStart] != '{' {
+		return s.generic(f, emit)
+	}
+	ev := parseNestedEvent(ame.Raw(line))
+	typ := ev.str(evType)
+	b := s.block(ev.index(), typ)
+
+	// The block's transition first: a snapshot shows the state after it.
+	var deltaText []byte // the delta's new encoding, when it changed
+	var tail []byte
+	if b != nil {
+		switch typ {
+		case codec.UpdateTextDelta, codec.UpdateThinkingDelta, codec.UpdateToolCallDelta:
+			if d := ev.member(evDelta); d.Exists() && ev.raw[d.ValStart] == '"' {
+				dec := s.js.decoded(ev.raw, d.ValStart, d.ValEnd)
+				if out := s.pushDelta(b, dec); !bytes.Equal(out, dec) {
+					deltaText = codec.AppendString(nil, codec.UnsafeString(out))
+				} else {
+					deltaText = ev.raw[d.ValStart:d.ValEnd]
+				}
+			}
+		case codec.UpdateToolCallEnd:
+			if tc := ev.member(evToolCall); tc.Exists() {
+				raw := tc.Raw(ev.raw)
+				if a := codec.Find(raw, "arguments"); a.Exists() {
+					b.final, _ = s.r.redactJSON(a.Raw(raw))
+					b.final = bytes.Clone(b.final)
+				}
+			}
+			tail = s.finish(b)
+		case codec.UpdateTextEnd, codec.UpdateThinkingEnd:
+			tail = s.finish(b)
+		}
+	}
+
+	base := ame.ValStart
+	s.js.reset()
+	s.js.object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
+		switch {
+		case vs == ame.ValStart:
+			return s.js.object(line, vs, func(key []byte, evs int) (int, bool) {
+				switch string(key) {
+				case "delta":
+					if d := ev.member(evDelta); deltaText != nil && evs == base+d.ValStart {
+						eve := base + d.ValEnd
+						if !bytes.Equal(deltaText, line[evs:eve]) {
+							s.js.edits = append(s.js.edits, codec.Edit{Start: evs, End: eve, Text: deltaText})
+						}
+						return eve, true
+					}
+				case "partial":
+					return s.snapshotAt(line, evs), true
+				case "toolCall":
+					if b != nil && b.final != nil && typ == codec.UpdateToolCallEnd && line[evs] == '{' {
+						return s.js.object(line, evs, func(key []byte, avs int) (int, bool) {
+							if string(key) != "arguments" {
+								return 0, false
+							}
+							ave := codec.SkipValue(line, avs)
+							if !bytes.Equal(line[avs:ave], b.final) {
+								s.js.edits = append(s.js.edits, codec.Edit{Start: avs, End: ave, Text: b.final})
+							}
+							return ave, true
+						}), true
+					}
+				}
+				return 0, false
+			}), true
+		case vs == msg.ValStart && msg.Exists():
+			return s.snapshotAt(line, vs), true
+		}
+		return 0, false
+	})
+	out := line
+	if len(s.js.edits) > 0 {
+		out = codec.Splice(make([]byte, 0, len(line)+64), line, s.js.edits...)
+	}
+
+	// Remember what a block left open at the end would need.
+	s.full = msg.Exists() || ev.has(evPartial)
+	s.lastID = nil
+	if idM.Exists() {
+		s.lastID = append(s.lastID[:0], idM.Raw(line)...)
+	}
+	var snap []byte
+	if s.full {
+		top := codec.Find(out, "message")
+		if !top.Exists() {
+			e := codec.Find(out, "assistantMessageEvent").Raw(out)
+			top = codec.Find(e, "partial")
+			snap = top.Raw(e)
+		} else {
+			snap = top.Raw(out)
+		}
+		s.lastSnap = append(s.lastSnap[:0], snap...)
+	}
+
+	if len(tail) > 0 {
+		var id []byte
+		if !s.full {
+			id = s.lastID
+		}
+		if err := emit(LineFrame(syntheticDelta(b.kind, int(ev.index()), tail, id, snap), 0)); err != nil {
+			return err
+		}
+	}
+	if len(s.js.edits) == 0 {
+		return emit(f)
+	}
+	return emit(f.Edited(out))
+}
+
+// snapshotAt redacts the snapshot at vs and returns its end: the blocks the stage streamed
+// become what they released; everything else is redacted as usual.
+func (s *Redact) snapshotAt(b []byte, vs int) int {
+	if b[vs] != '{' {
+		return s.js.value(b, vs, kindNone)
+	}
+	return s.snapshot(b, vs)
+}
+
+// snapshot redacts the snapshot object at vs. Snapshots of one message differ only in their
+// content, so when the rest is byte for byte a rest found clean before, only the content
+// is walked.
+func (s *Redact) snapshot(b []byte, vs int) int {
+	j := &s.js
+	content := codec.Find(b[vs:], "content")
+	cs, ce := vs+content.ValStart, vs+content.ValEnd
+	if content.Exists() && b[cs] == '[' && s.cleanPrefix != nil && bytes.Equal(b[vs:cs], s.cleanPrefix) {
+		if end := objectEnd(b, ce); bytes.Equal(b[ce:end], s.cleanSuffix) {
+			s.content(b, cs)
+			return end
+		}
+	}
+	mark, contentEdits := len(j.edits), 0
+	end := j.object(b, vs, func(key []byte, cvs int) (int, bool) {
+		if string(key) != "content" || b[cvs] != '[' {
+			return 0, false
+		}
+		before := len(j.edits)
+		e := s.content(b, cvs)
+		contentEdits += len(j.edits) - before
+		return e, true
+	})
+	if content.Exists() && b[cs] == '[' && len(j.edits)-mark == contentEdits {
+		s.cleanPrefix = append(s.cleanPrefix[:0], b[vs:cs]...)
+		s.cleanSuffix = append(s.cleanSuffix[:0], b[ce:end]...)
+	}
+	return end
+}
+
+// objectEnd returns the end of the object whose members continue at i (after a value).
+func objectEnd(b []byte, i int) int {
+	for {
+		i = codec.SkipSpace(b, i)
+		if i >= len(b) || b[i] != ',' {
+			return min(len(b), i+1)
+		}
+		i = codec.SkipString(b, codec.SkipSpace(b, i+1)+1)
+		i = codec.SkipSpace(b, codec.SkipSpace(b, i)+1)
+		i = codec.SkipValue(b, i)
+	}
+}
+
+// content redacts a snapshot's content array at cs and returns its end.
+func (s *Redact) content(b []byte, cs int) int {
+	j := &s.js
+	return j.array(b, cs, func(n, evs int) (int, bool) {
+		if n >= len(s.blocks) || s.blocks[n] == nil || b[evs] != '{' {
+			return 0, false
+		}
+		blk := s.blocks[n]
+		field := ""
+		switch codec.Find(b[evs:], "type").Str(b[evs:]) {
+		case "text":
+			if blk.kind == blockText {
+				field = "text"
+			}
+		case "thinking":
+			if blk.kind == blockThinking {
+				field = "thinking"
+			}
+		case "toolCall":
+			if blk.kind == blockToolCall {
+				field = "arguments"
+			}
+		}
+		if field == "" {
+			return 0, false
+		}
+		return j.object(b, evs, func(k []byte, fvs int) (int, bool) {
+			if string(k) != field {
+				return 0, false
+			}
+			return s.blockValue(b, fvs, blk), true
+		}), true
+	})
+}
+
+// blockValue makes a snapshot block's text or arguments at vs what the block released, and
+// returns the value's end.
+func (s *Redact) blockValue(b []byte, vs int, blk *redactBlock) int {
+	j := &s.js
+	ve := codec.SkipValue(b, vs)
+	if blk.kind != blockToolCall {
+		if b[vs] != '"' {
+			return j.value(b, vs, kindNone)
+		}
+		if !bytes.Equal(j.decoded(b, vs, ve), blk.released) {
+			j.replace(vs, ve, blk.released)
+		}
+		return ve
+	}
+	want := blk.final
+	if !blk.ended || want == nil {
+		s.args = codec.AppendPartialObject(s.args[:0], codec.UnsafeString(blk.released))
+		want = s.args
+	}
+	if !bytes.Equal(b[vs:ve], want) {
+		j.edits = append(j.edits, codec.Edit{Start: vs, End: ve, Text: bytes.Clone(want)})
+	}
+	return ve
+}
+
+// typedUpdate redacts a message_update made in process without encoding its snapshot: the
+// snapshot is rebuilt from the blocks' released text, so that --redact --json-deltas stays
+// linear. The result encodes to what update makes of the encoded event.
+func (s *Redact) typedUpdate(e *codec.MessageUpdate, emit Emit) error {
+	u := *e.Update
+	b := s.block(u.ContentIndex, u.Type)
+	var tail []byte
+	if b != nil {
+		switch u.Type {
+		case codec.UpdateToolCallStart:
+			if u.ToolCall != nil {
+				u.ToolCall = &codec.ToolCall{ID: s.r.RedactString(u.ToolCall.ID), Name: s.r.RedactString(u.ToolCall.Name)}
+			}
+		case codec.UpdateTextDelta, codec.UpdateThinkingDelta, codec.UpdateToolCallDelta:
+			if out := s.pushDelta(b, []byte(u.Delta)); string(out) != u.Delta {
+				u.Delta = string(out)
+			}
+		case codec.UpdateTextEnd, codec.UpdateThinkingEnd:
+			u.Content = s.r.RedactString(u.Content)
+			tail = s.finish(b)
+		case codec.UpdateToolCallEnd:
+			if u.ToolCall != nil {
+				tc := s.redactToolCall(u.ToolCall)
+				b.final = tc.Arguments
+				u.ToolCall = tc
+			}
+			tail = s.finish(b)
+		}
+	}
+	snapshot := e.Message
+	if snapshot == nil {
+		snapshot = e.Update.Partial
+	}
+	var snap *codec.AssistantMessage
+	if snapshot != nil {
+		snap = s.typedSnapshot(snapshot)
+	}
+	if len(tail) > 0 {
+		d := &codec.AssistantMessageEvent{Type: deltaType(b.kind), ContentIndex: u.ContentIndex, Delta: string(tail)}
+		out := &codec.MessageUpdate{MessageID: e.MessageID, Update: d}
+		if e.Update.Partial != nil {
+			d.Partial = snap
+		}
+		if e.Message != nil {
+			out.Message = snap
+		}
+		if err := emit(EventFrame(out)); err != nil {
+			return err
+		}
+	}
+	if e.Update.Partial != nil {
+		u.Partial = snap
+	}
+	out := &codec.MessageUpdate{MessageID: e.MessageID, Update: &u}
+	if e.Message != nil {
+		out.Message = snap
+	}
+	s.full = snapshot != nil
+	return emit(EventFrame(out))
+}
+
+// redactToolCall returns a redacted copy of a finished tool call block.
+func (s *Redact) redactToolCall(tc *codec.ToolCall) *codec.ToolCall {
+	c := *tc
+	c.ID, c.Name = s.r.RedactString(tc.ID), s.r.RedactString(tc.Name)
+	args := tc.Arguments
+	if args == nil {
+		args = codec.PartialObject(codec.UnsafeString(tc.ArgsSoFar))
+	}
+	out, _ := s.r.redactJSON(args)
+	c.Arguments, c.ArgsSoFar = bytes.Clone(out), nil
+	return &c
+}
+
+// typedSnapshot is the snapshot m with its streamed blocks as released and the rest
+// redacted.
+func (s *Redact) typedSnapshot(m *codec.AssistantMessage) *codec.AssistantMessage {
+	c := *m
+	r := s.r
+	c.API, c.Provider, c.Model = r.RedactString(m.API), r.RedactString(m.Provider), r.RedactString(m.Model)
+	c.StopReason, c.ErrorMessage, c.ResponseID = r.RedactString(m.StopReason), r.RedactString(m.ErrorMessage), r.RedactString(m.ResponseID)
+	c.Content = make([]codec.Content, len(m.Content))
+	for i, block := range m.Content {
+		var blk *redactBlock
+		if i < len(s.blocks) {
+			blk = s.blocks[i]
+		}
+		switch x := block.(type) {
+		case *codec.TextContent:
+			if blk != nil && blk.kind == blockText {
+				c.Content[i] = &codec.TextContent{Text: codec.UnsafeString(blk.released), TextSignature: x.TextSignature}
+				continue
+			}
+		case *codec.ThinkingContent:
+			if blk != nil && blk.kind == blockThinking {
+				c.Content[i] = &codec.ThinkingContent{Thinking: codec.UnsafeString(blk.released),
+					ThinkingSignature: x.ThinkingSignature, Redacted: x.Redacted}
+				continue
+			}
+		case *codec.ToolCall:
+			if blk != nil && blk.kind == blockToolCall {
+				tc := &codec.ToolCall{ID: r.RedactString(x.ID), Name: r.RedactString(x.Name), ThoughtSignature: x.ThoughtSignature}
+				if blk.ended && blk.final != nil {
+					tc.Arguments = blk.final
+				} else {
+					tc.ArgsSoFar = blk.released
+				}
+				c.Content[i] = tc
+				continue
+			}
+		}
+		c.Content[i] = s.redactContent(block)
+	}
+	return &c
+}
+
+// redactContent redacts a block the stage did not stream.
+func (s *Redact) redactContent(c codec.Content) codec.Content {
+	out, changed := s.r.redactJSON(c.AppendJSON(nil))
+	if !changed {
+		return c
+	}
+	if parsed, err := codec.ParseContent(out); err == nil {
+		return parsed
+	}
+	return c
+}

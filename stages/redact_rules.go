@@ -1,0 +1,633 @@
+package stages
+
+import (
+	"bytes"
+	"math"
+)
+
+// The built-in redaction rules. Each is a small hand-written matcher rather than a regular
+// expression: the stream is mostly long strings, and a scanner that visits word starts only
+// crosses text at close to memory speed, where an alternation of a few dozen regexps would
+// not. Shapes and thresholds follow the public gitleaks rules (MIT) in spirit.
+//
+// Every matcher answers for one position of a text it may see only part of: a match, no
+// match, or "need more text". It answers match or no match only when no continuation of the
+// text could change the answer, which is what lets a stream of deltas be redacted exactly as
+// its whole text would be (see redact_scan.go). A match starts at a word start (or at the
+// first dash of a private-key header) and may look behind, into text already released, but
+// never further than lookBehind bytes.
+
+// RedactRule describes one built-in rule.
+type RedactRule struct {
+	ID          string
+	Description string
+}
+
+// Built-in rule indexes; the order is the priority at one position and the order of
+// RedactRules.
+const (
+	ruleAnthropic = iota
+	ruleOpenRouter
+	ruleOpenAI
+	ruleGroq
+	ruleXAI
+	ruleGoogle
+	ruleGitHubPAT
+	ruleGitHubOAuth
+	ruleGitHubApp
+	ruleGitHubRefresh
+	ruleGitHubFineGrained
+	ruleGitLab
+	ruleSlackBot
+	ruleSlackUser
+	ruleSlackLegacy
+	ruleSlackWebhook
+	ruleStripeSecret
+	ruleStripeRestricted
+	ruleStripeWebhook
+	ruleAWSAccessKey
+	ruleAWSSecretKey
+	rulePrivateKey
+	ruleJWT
+	ruleBearer
+	ruleURLPassword
+	ruleGeneric
+	numBuiltinRules
+)
+
+var builtinRules = [numBuiltinRules]RedactRule{
+	ruleAnthropic:         {"anthropic-api-key", "Anthropic API key (sk-ant-…)"},
+	ruleOpenRouter:        {"openrouter-api-key", "OpenRouter API key (sk-or-v1-…)"},
+	ruleOpenAI:            {"openai-api-key", "OpenAI API key (sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…)"},
+	ruleGroq:              {"groq-api-key", "Groq API key (gsk_…)"},
+	ruleXAI:               {"xai-api-key", "xAI API key (xai-…)"},
+	ruleGoogle:            {"google-api-key", "Google API key (AIza…)"},
+	ruleGitHubPAT:         {"github-pat", "GitHub personal access token (ghp_…)"},
+	ruleGitHubOAuth:       {"github-oauth", "GitHub OAuth token (gho_…)"},
+	ruleGitHubApp:         {"github-app-token", "GitHub app token (ghu_…, ghs_…)"},
+	ruleGitHubRefresh:     {"github-refresh-token", "GitHub refresh token (ghr_…)"},
+	ruleGitHubFineGrained: {"github-fine-grained-pat", "GitHub fine-grained token (github_pat_…)"},
+	ruleGitLab:            {"gitlab-pat", "GitLab personal access token (glpat-…)"},
+	ruleSlackBot:          {"slack-bot-token", "Slack bot token (xoxb-…)"},
+	ruleSlackUser:         {"slack-user-token", "Slack user token (xoxp-…)"},
+	ruleSlackLegacy:       {"slack-legacy-token", "Slack workspace or refresh token (xoxa-…, xoxr-…)"},
+	ruleSlackWebhook:      {"slack-webhook-url", "Slack webhook (hooks.slack.com/services/…)"},
+	ruleStripeSecret:      {"stripe-secret-key", "Stripe secret key (sk_live_…, sk_test_…)"},
+	ruleStripeRestricted:  {"stripe-restricted-key", "Stripe restricted key (rk_live_…, rk_test_…)"},
+	ruleStripeWebhook:     {"stripe-webhook-secret", "Stripe webhook signing secret (whsec_…)"},
+	ruleAWSAccessKey:      {"aws-access-key-id", "AWS access key id (AKIA…, ASIA…)"},
+	ruleAWSSecretKey:      {"aws-secret-access-key", "AWS secret access key assigned to an aws…secret… name"},
+	rulePrivateKey:        {"private-key", "Private key block (-----BEGIN … PRIVATE KEY----- to its END line)"},
+	ruleJWT:               {"jwt", "JSON Web Token (eyJ….eyJ….…)"},
+	ruleBearer:            {"bearer-token", "Bearer token (Authorization: Bearer …)"},
+	ruleURLPassword:       {"url-password", "Password in a URL (scheme://user:PASSWORD@host)"},
+	ruleGeneric:           {"generic-secret", "High-entropy value assigned to a password, secret, token or api_key name"},
+}
+
+// RedactRules lists the built-in rules in priority order.
+func RedactRules() []RedactRule { return append([]RedactRule(nil), builtinRules[:]...) }
+
+// charClass is a set of bytes.
+type charClass [256]bool
+
+func newClass(sets ...string) *charClass {
+	var c charClass
+	for _, s := range sets {
+		for i := 0; i < len(s); i++ {
+			if i+2 < len(s) && s[i+1] == '-' && isAlnum(s[i]) && isAlnum(s[i+2]) {
+				for b := int(s[i]); b <= int(s[i+2]); b++ {
+					c[b] = true
+				}
+				i += 2
+				continue
+			}
+			c[s[i]] = true
+		}
+	}
+	return &c
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func (c *charClass) union(o *charClass) *charClass {
+	u := *c
+	for i, v := range o {
+		u[i] = u[i] || v
+	}
+	return &u
+}
+
+var (
+	identChars  = newClass("A-Z", "a-z", "0-9", "_")
+	alnum       = newClass("A-Z", "a-z", "0-9")
+	alnumDash   = newClass("A-Z", "a-z", "0-9", "_-")
+	alnumUnder  = newClass("A-Z", "a-z", "0-9", "_")
+	upperDigits = newClass("A-Z", "0-9")
+	b64url      = newClass("A-Z", "a-z", "0-9", "_-")
+	jwtChars    = newClass("A-Z", "a-z", "0-9", "_.=+/-")
+	webhookBody = newClass("A-Z", "a-z", "0-9", "_+/-")
+	bearerChars = newClass("A-Z", "a-z", "0-9", "._~+/=-")
+	keyChars    = newClass("A-Z", "a-z", "0-9", "_.-")
+	valueChars  = newClass("A-Z", "a-z", "0-9", "_.=+/~!@#%^&*-")
+	awsSecret   = newClass("A-Z", "a-z", "0-9", "/+=")
+	userChars   = newClass("A-Z", "a-z", "0-9", "._~%!$&'()*+,;=-")
+	passChars   = userChars.union(newClass(":"))
+	schemeChars = newClass("A-Z", "a-z", "0-9", "+.-")
+	labelChars  = newClass("A-Z", "0-9", " ")
+)
+
+// lookBehind bounds how far a matcher reads before its position; streams keep at least
+// this much released text as context.
+const lookBehind = 96
+
+// maxHold bounds the text a stream holds back while a matcher needs more of it.
+const maxHold = 256
+
+// Matcher answers.
+const (
+	noMatch = iota
+	match
+	needMore
+)
+
+// hit is a matcher's answer at one position: a redaction of [start, end), after which the
+// scan swallows the rest of a run of swallow bytes, or a whole private-key block.
+type hit struct {
+	status   uint8
+	start    int
+	end      int
+	rule     int
+	swallow  *charClass
+	keyBlock bool
+}
+
+// tokenRule is a literal prefix followed by at least min body bytes. Once min is reached
+// the token is certain, and the rest of its run is swallowed, so that a key longer than
+// the usual shape is still removed whole.
+type tokenRule struct {
+	prefix string
+	rule   int
+	body   *charClass
+	min    int
+}
+
+var tokenRules = []tokenRule{
+	{"sk-ant-", ruleAnthropic, alnumDash, 32},
+	{"sk-or-v1-", ruleOpenRouter, alnum, 32},
+	{"sk-proj-", ruleOpenAI, alnumDash, 32},
+	{"sk-svcacct-", ruleOpenAI, alnumDash, 32},
+	{"sk-admin-", ruleOpenAI, alnumDash, 32},
+	{"sk-", ruleOpenAI, alnumDash, 32},
+	{"sk_live_", ruleStripeSecret, alnum, 20},
+	{"sk_test_", ruleStripeSecret, alnum, 20},
+	{"rk_live_", ruleStripeRestricted, alnum, 20},
+	{"rk_test_", ruleStripeRestricted, alnum, 20},
+	{"whsec_", ruleStripeWebhook, alnum, 24},
+	{"gsk_", ruleGroq, alnum, 40},
+	{"xai-", ruleXAI, alnum, 40},
+	{"AIza", ruleGoogle, alnumDash, 30},
+	{"ghp_", ruleGitHubPAT, alnum, 36},
+	{"gho_", ruleGitHubOAuth, alnum, 36},
+	{"ghu_", ruleGitHubApp, alnum, 36},
+	{"ghs_", ruleGitHubApp, alnum, 36},
+	{"ghr_", ruleGitHubRefresh, alnum, 36},
+	{"github_pat_", ruleGitHubFineGrained, alnumUnder, 40},
+	{"glpat-", ruleGitLab, alnumDash, 20},
+	{"xoxb-", ruleSlackBot, alnumDash, 20},
+	{"xoxp-", ruleSlackUser, alnumDash, 20},
+	{"xoxa-", ruleSlackLegacy, alnumDash, 20},
+	{"xoxr-", ruleSlackLegacy, alnumDash, 20},
+	{"AKIA", ruleAWSAccessKey, upperDigits, 16},
+	{"ASIA", ruleAWSAccessKey, upperDigits, 16},
+	{"ABIA", ruleAWSAccessKey, upperDigits, 16},
+	{"ACCA", ruleAWSAccessKey, upperDigits, 16},
+}
+
+// tokensByFirst indexes tokenRules by the first byte of their prefix.
+var tokensByFirst = func() (t [256][]tokenRule) {
+	for _, r := range tokenRules {
+		t[r.prefix[0]] = append(t[r.prefix[0]], r)
+	}
+	return t
+}()
+
+// prefixAt compares w[i:] with p: match, noMatch, or needMore when w ends inside p.
+func prefixAt(w []byte, i int, p string, atEOF bool) uint8 {
+	for k := 0; k < len(p); k++ {
+		if i+k >= len(w) {
+			return ranOut(atEOF)
+		}
+		if w[i+k] != p[k] {
+			return noMatch
+		}
+	}
+	return match
+}
+
+func ranOut(atEOF bool) uint8 {
+	if atEOF {
+		return noMatch
+	}
+	return needMore
+}
+
+// runAt counts bytes of class c from i, up to limit; more is true when the run reached the
+// end of w before limit and w is not the whole text (so the run may go on).
+func runAt(w []byte, i int, c *charClass, limit int, atEOF bool) (n int, more bool) {
+	for n < limit && i+n < len(w) && c[w[i+n]] {
+		n++
+	}
+	return n, !atEOF && n < limit && i+n == len(w)
+}
+
+func (t *tokenRule) at(w []byte, i int, atEOF bool) hit {
+	if s := prefixAt(w, i, t.prefix, atEOF); s != match {
+		return hit{status: s, start: i}
+	}
+	j := i + len(t.prefix)
+	n, more := runAt(w, j, t.body, t.min, atEOF)
+	switch {
+	case n == t.min:
+		return hit{status: match, start: i, end: j + n, rule: t.rule, swallow: t.body}
+	case more:
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	return hit{start: i}
+}
+
+// jwtAt: eyJ + at least 8 base64url bytes + "." + eyJ: a JSON header and payload; the rest
+// of the token (payload, signature) is swallowed.
+func jwtAt(w []byte, i int, atEOF bool) hit {
+	if s := prefixAt(w, i, "eyJ", atEOF); s != match {
+		return hit{status: s, start: i}
+	}
+	j := i + 3
+	n, more := runAt(w, j, b64url, maxHold, atEOF)
+	if more {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	if n < 8 {
+		return hit{start: i}
+	}
+	j += n
+	if s := prefixAt(w, j, ".eyJ", atEOF); s != match {
+		return hit{status: s, start: i}
+	}
+	return hit{status: match, start: i, end: j + 4, rule: ruleJWT, swallow: jwtChars}
+}
+
+// webhookAt: hooks.slack.com/services|workflows|triggers/ and an id path.
+func webhookAt(w []byte, i int, atEOF bool) hit {
+	if s := prefixAt(w, i, "hooks.slack.com/", atEOF); s != match {
+		return hit{status: s, start: i}
+	}
+	j := i + len("hooks.slack.com/")
+	best := uint8(noMatch)
+	for _, kind := range [...]string{"services/", "workflows/", "triggers/"} {
+		switch prefixAt(w, j, kind, atEOF) {
+		case match:
+			k := j + len(kind)
+			n, more := runAt(w, k, webhookBody, 16, atEOF)
+			if n == 16 {
+				return hit{status: match, start: i, end: k + n, rule: ruleSlackWebhook, swallow: webhookBody}
+			}
+			if more {
+				return hit{status: ranOut(atEOF), start: i}
+			}
+			return hit{start: i}
+		case needMore:
+			best = needMore
+		}
+	}
+	return hit{status: best, start: i}
+}
+
+// privateKeyAt: a "-----BEGIN … PRIVATE KEY-----" header starts a block that runs to its
+// END line, or to the end of the text when there is none.
+func privateKeyAt(w []byte, i int, atEOF bool) hit {
+	if s := prefixAt(w, i, "-----BEGIN ", atEOF); s != match {
+		return hit{status: s, start: i}
+	}
+	j := i + len("-----BEGIN ")
+	n, more := runAt(w, j, labelChars, 48, atEOF)
+	if more {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	label := bytes.TrimRight(w[j:j+n], " ")
+	if !bytes.HasSuffix(label, []byte("PRIVATE KEY")) && !bytes.HasSuffix(label, []byte("PRIVATE KEY BLOCK")) {
+		return hit{start: i}
+	}
+	j += n
+	if s := prefixAt(w, j, "-----", atEOF); s != match {
+		return hit{status: s, start: i}
+	}
+	return hit{status: match, start: i, end: j + 5, rule: rulePrivateKey, keyBlock: true}
+}
+
+// keyBlockEnd finds the END line of a private-key block in w[pos:]: it returns the index
+// after the line's closing dashes, or -1 with hold, the index from which a footer may still
+// be arriving (len(w) when none can).
+func keyBlockEnd(w []byte, pos int, atEOF bool) (end, hold int) {
+	const footer = "-----END "
+	for from := pos; ; {
+		f := bytes.Index(w[from:], []byte(footer))
+		if f < 0 {
+			hold = len(w)
+			if !atEOF {
+				// A footer may begin in the last few bytes.
+				for k := max(from, len(w)-len(footer)+1); k < len(w); k++ {
+					if bytes.HasPrefix([]byte(footer), w[k:]) {
+						hold = k
+						break
+					}
+				}
+			}
+			return -1, hold
+		}
+		f += from
+		j := f + len(footer)
+		n, more := runAt(w, j, labelChars, 48, atEOF)
+		if more {
+			if atEOF {
+				return -1, len(w)
+			}
+			return -1, f
+		}
+		switch prefixAt(w, j+n, "-----", atEOF) {
+		case match:
+			return j + n + 5, 0
+		case needMore:
+			return -1, f
+		}
+		from = f + 1
+	}
+}
+
+// assignment kinds: what a name says about the value assigned to it.
+const (
+	kindNone = iota
+	kindSecret
+	kindAWSSecret
+)
+
+// secretNameSuffixes are the ends of names whose values are secrets, compared with the
+// name lower-cased and without '_', '-' and '.' (so DB_PASSWORD, dbPassword, db.password
+// and db-password all end in "password"). Only the end counts: max_tokens and tokenizer
+// are not secrets.
+var secretNameSuffixes = []string{
+	"password", "passwd", "passphrase", "secret", "secretkey", "token", "apikey",
+	"accesskey", "authkey", "privatekey", "credential", "credentials",
+}
+
+// nameKind classifies an assignment's name.
+func nameKind(name []byte) int {
+	if len(name) < 3 || len(name) > 64 {
+		return kindNone
+	}
+	// Quick rejection on the last two letters, which the suffixes below end in.
+	switch string([]byte{name[len(name)-2] | 0x20, name[len(name)-1] | 0x20}) {
+	case "rd", "wd", "se", "et", "ey", "en", "al", "ls":
+	default:
+		return kindNone
+	}
+	var buf [64]byte
+	n := 0
+	for _, c := range name {
+		switch {
+		case c == '_' || c == '-' || c == '.':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	norm := buf[:n]
+	for _, s := range secretNameSuffixes {
+		if bytes.HasSuffix(norm, []byte(s)) {
+			if bytes.Contains(norm, []byte("aws")) && bytes.Contains(norm, []byte("secret")) {
+				return kindAWSSecret
+			}
+			return kindSecret
+		}
+	}
+	return kindNone
+}
+
+// secretValue tells whether v, assigned to a name of kind, looks like a secret rather than
+// code or prose: long enough, with letters and digits, and of high entropy.
+func secretValue(v []byte, kind int) (rule int, ok bool) {
+	if kind == kindAWSSecret && len(v) == 40 {
+		n, _ := runAt(v, 0, awsSecret, 40, true)
+		if n == 40 {
+			return ruleAWSSecretKey, true
+		}
+	}
+	if len(v) < 8 {
+		return 0, false
+	}
+	var letters, digits bool
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			digits = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letters = true
+		}
+	}
+	return ruleGeneric, letters && digits && entropy(v) >= 3.0
+}
+
+// entropy is the Shannon entropy of v in bits per byte.
+func entropy(v []byte) float64 {
+	var counts [256]uint16
+	for _, c := range v {
+		counts[c]++
+	}
+	h := 0.0
+	n := float64(len(v))
+	for _, k := range counts {
+		if k > 0 {
+			p := float64(k) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// maxValue bounds the value a generic assignment judges; a longer one is judged on its
+// first maxValue bytes and, when it is a secret, swallowed whole.
+const maxValue = 128
+
+// valueAt judges the value starting at i, assigned to a name of kind.
+func valueAt(w []byte, i int, kind int, atEOF bool) hit {
+	n, more := runAt(w, i, valueChars, maxValue, atEOF)
+	if more {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	if n == maxValue {
+		if rule, ok := secretValue(w[i:i+n], kind); ok {
+			return hit{status: match, start: i, end: i + n, rule: rule, swallow: valueChars}
+		}
+		return hit{start: i}
+	}
+	end := i + n
+	if end < len(w) && w[end] == '(' {
+		return hit{start: i} // a call, not a value
+	}
+	for end > i && (w[end-1] == '.' || w[end-1] == ',') {
+		end-- // the end of a sentence
+	}
+	if rule, ok := secretValue(w[i:end], kind); ok {
+		return hit{status: match, start: i, end: end, rule: rule}
+	}
+	return hit{start: i}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+
+func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
+
+// skipSpacesBack steps j back over at most limit spaces and tabs.
+func skipSpacesBack(w []byte, j, limit int) int {
+	for k := 0; k < limit && j >= 0 && isSpace(w[j]); k++ {
+		j--
+	}
+	return j
+}
+
+// assignmentAt: a value at i assigned to a secret name: NAME = value, NAME: value,
+// NAME := value, "NAME": "value", NAME => value. Only the value is redacted.
+func assignmentAt(w []byte, i int, atEOF bool) hit {
+	j := i - 1
+	if isQuote(w[j]) {
+		j--
+	}
+	j = skipSpacesBack(w, j, 4)
+	if j < 0 {
+		return hit{start: i}
+	}
+	switch w[j] {
+	case '=':
+		j--
+		if j >= 0 && (w[j] == '=' || w[j] == '!' || w[j] == '<' || w[j] == '>') {
+			return hit{start: i} // a comparison
+		}
+		if j >= 0 && w[j] == ':' {
+			j--
+		}
+	case ':':
+		j--
+	case '>':
+		if j < 1 || w[j-1] != '=' {
+			return hit{start: i}
+		}
+		j -= 2
+	default:
+		return hit{start: i}
+	}
+	j = skipSpacesBack(w, j, 4)
+	if j >= 0 && isQuote(w[j]) {
+		j--
+	}
+	end := j + 1
+	for j >= 0 && keyChars[w[j]] && end-j <= 65 {
+		j--
+	}
+	if j >= 0 && keyChars[w[j]] {
+		return hit{start: i} // a name too long to judge
+	}
+	kind := nameKind(w[j+1 : end])
+	if kind == kindNone {
+		return hit{start: i}
+	}
+	return valueAt(w, i, kind, atEOF)
+}
+
+// bearerAt: a token after "Bearer " (any case), at least 16 bytes with a digit.
+func bearerAt(w []byte, i int, atEOF bool) hit {
+	j := skipSpacesBack(w, i-1, 3)
+	if j < 5 || j == i-1 {
+		return hit{start: i}
+	}
+	word := w[j-5 : j+1]
+	if !asciiEqualFold(word, "bearer") || (j >= 6 && identChars[w[j-6]]) {
+		return hit{start: i}
+	}
+	digits := false
+	for k := i; k < len(w) && k-i < maxHold; k++ {
+		c := w[k]
+		if !bearerChars[c] {
+			return hit{start: i}
+		}
+		digits = digits || c >= '0' && c <= '9'
+		if digits && k+1-i >= 16 {
+			return hit{status: match, start: i, end: k + 1, rule: ruleBearer, swallow: bearerChars}
+		}
+	}
+	if len(w)-i < maxHold {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	return hit{start: i}
+}
+
+func asciiEqualFold(b []byte, lower string) bool {
+	if len(b) != len(lower) {
+		return false
+	}
+	for k := range b {
+		c := b[k]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// urlPasswordAt: the password of scheme://user:password@host, at i just after the colon.
+func urlPasswordAt(w []byte, i int, atEOF bool) hit {
+	j := i - 2
+	user := 0
+	for j >= 0 && userChars[w[j]] && user < 64 {
+		j--
+		user++
+	}
+	if j < 2 || w[j] != '/' || w[j-1] != '/' || w[j-2] != ':' {
+		return hit{start: i}
+	}
+	j -= 3
+	end := j + 1
+	for j >= 0 && schemeChars[w[j]] && end-j <= 21 {
+		j--
+	}
+	start := j + 1
+	if end-start < 2 || !alnum[w[start]] || w[start] >= '0' && w[start] <= '9' || (j >= 0 && alnum[w[j]]) {
+		return hit{start: i}
+	}
+	n, more := runAt(w, i, passChars, maxValue, atEOF)
+	if more {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	// The password ends at the last '@' of the authority: ':' and '@' may not both be
+	// in it, so the run stops at the first byte outside passChars, which must be '@'.
+	if i+n >= len(w) {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	if w[i+n] != '@' || n == 0 || placeholderPasswords[string(bytes.ToLower(w[i:i+n]))] {
+		return hit{start: i}
+	}
+	return hit{status: match, start: i, end: i + n, rule: ruleURLPassword}
+}
+
+// placeholderPasswords are what examples and documentation put in URLs; they are not
+// secrets, and leaving them keeps example configuration readable.
+var placeholderPasswords = map[string]bool{
+	"password": true, "pass": true, "passwd": true, "pwd": true, "secret": true,
+	"changeme": true, "change-me": true, "example": true, "xxx": true, "xxxx": true,
+	"xxxxxx": true, "xxxxxxxx": true, "mypassword": true, "yourpassword": true,
+}

@@ -1,0 +1,513 @@
+package stages
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+)
+
+// Redactor holds a compiled rule set: the built-in rules chosen, --pattern regexps and
+// literal values. It is immutable once built (apart from its counters) and shared by the
+// stage, the session writer and every stream.
+type Redactor struct {
+	on       [numBuiltinRules]bool
+	ids      []string // rule index → id; built-ins first, then patterns, then literals
+	markers  [][]byte // rule index → "[REDACTED:<id>]"
+	patterns []*userPattern
+	literals []literal
+	maxLit   int
+	counts   []atomic.Int64
+	// minText is the length below which no rule can match a whole string.
+	minText int
+	// wordsSafe: a string shorter than minToken made of letters and '_' alone cannot match
+	// (no --pattern, no short literal), as member names and enumerations are.
+	wordsSafe bool
+}
+
+// minToken is the shortest built-in match without a digit, ':' or '.': a token (AKIA and
+// 16 more); every shorter match (assignments, bearer tokens, URLs, JWTs) has one of them.
+const minToken = 20
+
+// minBuiltinMatch is the shortest text a built-in rule can match: a generic value of 8
+// bytes (or a member's value of 8); every token, URL and header is longer.
+const minBuiltinMatch = 8
+
+type literal struct {
+	value []byte
+	rule  int
+}
+
+// RedactLiteral is a value to redact wherever it occurs, under its own rule id.
+type RedactLiteral struct {
+	ID    string
+	Value string
+}
+
+// RedactOptions chooses the rules of a Redactor.
+type RedactOptions struct {
+	// Rules names the built-in rules to use; nil means all of them.
+	Rules []string
+	// NoDefaultRules uses no built-in rule (Rules is then ignored).
+	NoDefaultRules bool
+	// Patterns are regular expressions (Go syntax), each its own rule pattern-1, pattern-2, ….
+	Patterns []string
+	// Literals are exact values.
+	Literals []RedactLiteral
+}
+
+// MinLiteral is the shortest literal value accepted: shorter ones would redact ordinary text.
+const MinLiteral = 4
+
+// NewRedactor compiles the options.
+func NewRedactor(opts RedactOptions) (*Redactor, error) {
+	r := &Redactor{}
+	for i := range builtinRules {
+		r.ids = append(r.ids, builtinRules[i].ID)
+	}
+	switch {
+	case opts.NoDefaultRules:
+	case opts.Rules == nil:
+		for i := range r.on {
+			r.on[i] = true
+		}
+	default:
+		for _, id := range opts.Rules {
+			k := slices.Index(r.ids[:numBuiltinRules], id)
+			if k < 0 {
+				return nil, fmt.Errorf("unknown rule %q (the rules are: %s)", id, strings.Join(r.ids[:numBuiltinRules], ", "))
+			}
+			r.on[k] = true
+		}
+	}
+	for i, p := range opts.Patterns {
+		up, err := compilePattern(p)
+		if err != nil {
+			return nil, fmt.Errorf("--pattern %q: %v", p, err)
+		}
+		up.rule = len(r.ids)
+		r.ids = append(r.ids, fmt.Sprintf("pattern-%d", i+1))
+		r.patterns = append(r.patterns, up)
+	}
+	seen := map[string]int{}
+	for _, l := range opts.Literals {
+		if len(l.Value) < MinLiteral {
+			return nil, fmt.Errorf("%s: a value to redact must be at least %d bytes long", l.ID, MinLiteral)
+		}
+		rule, ok := seen[l.ID]
+		if !ok {
+			rule = len(r.ids)
+			seen[l.ID] = rule
+			r.ids = append(r.ids, l.ID)
+		}
+		r.literals = append(r.literals, literal{value: []byte(l.Value), rule: rule})
+		r.maxLit = max(r.maxLit, len(l.Value))
+	}
+	// Longer literals first, so that of two starting at one place the longer wins.
+	sort.SliceStable(r.literals, func(a, b int) bool { return len(r.literals[a].value) > len(r.literals[b].value) })
+	for _, id := range r.ids {
+		r.markers = append(r.markers, []byte("[REDACTED:"+id+"]"))
+	}
+	r.counts = make([]atomic.Int64, len(r.ids))
+	r.minText = minBuiltinMatch
+	for _, l := range r.literals {
+		r.minText = min(r.minText, len(l.value))
+	}
+	if len(r.patterns) > 0 {
+		r.minText = 1
+	}
+	r.wordsSafe = len(r.patterns) == 0 && (len(r.literals) == 0 || r.minText >= minToken)
+	for _, id := range r.ids {
+		if !validID(id) {
+			return nil, fmt.Errorf("rule id %q: use letters, digits and _ . : - only", id)
+		}
+	}
+	return r, nil
+}
+
+// validID: markers are written into JSON strings as they are, so ids need no escaping.
+func validID(id string) bool {
+	if id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !alnum[c] && c != '_' && c != '.' && c != ':' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// RuleCount is how many redactions one rule made.
+type RuleCount struct {
+	ID    string
+	Count int64
+}
+
+// Counts returns the redactions made so far per rule, in rule order, rules with none left
+// out.
+func (r *Redactor) Counts() []RuleCount {
+	var out []RuleCount
+	for i := range r.counts {
+		if n := r.counts[i].Load(); n > 0 {
+			out = append(out, RuleCount{r.ids[i], n})
+		}
+	}
+	return out
+}
+
+// scanState is what a stream carries from one piece of text to the next, besides the text
+// it holds back: whether it is inside a token or key block being swallowed.
+type scanState struct {
+	mode     uint8
+	swallow  *charClass
+	keyValue int  // the string is the value of a member whose name has this kind
+	started  bool // false until the first byte of the string was consumed
+}
+
+const (
+	modeNormal = iota
+	modeSwallow
+	modeKeyBlock
+)
+
+// span is a piece of the scanned text to drop, replaced by the rule's marker unless silent.
+type span struct {
+	start, end int
+	rule       int
+	silent     bool
+}
+
+// scan redacts w[base:], where w[:base] is context (text before, already released). It
+// returns the spans to drop and cut: w[base:cut] is final and may be released, w[cut:] must
+// be held back until more text arrives. With atEOF, cut is len(w).
+func (r *Redactor) scan(w []byte, base int, atEOF bool, st *scanState, spans []span) ([]span, int) {
+	pos := base
+	var cache hitCache
+	for pos < len(w) {
+		switch st.mode {
+		case modeSwallow:
+			e := pos
+			for e < len(w) && st.swallow[w[e]] {
+				e++
+			}
+			if e > pos {
+				spans = append(spans, span{start: pos, end: e, silent: true})
+			}
+			if e == len(w) && !atEOF {
+				return spans, e
+			}
+			st.mode, pos = modeNormal, e
+		case modeKeyBlock:
+			end, hold := keyBlockEnd(w, pos, atEOF)
+			if end < 0 {
+				if hold > pos {
+					spans = append(spans, span{start: pos, end: hold, silent: true})
+				}
+				return spans, hold
+			}
+			spans = append(spans, span{start: pos, end: end, silent: true})
+			st.mode, pos = modeNormal, end
+		default:
+			h := cache.next(r, w, pos, base, atEOF, st)
+			switch h.status {
+			case noMatch:
+				return spans, len(w)
+			case needMore:
+				if !atEOF {
+					return spans, h.start
+				}
+				pos = h.start + 1 // cannot happen: at the end of the text nothing needs more
+				continue
+			}
+			r.counts[h.rule].Add(1)
+			spans = append(spans, span{start: h.start, end: h.end, rule: h.rule})
+			pos = h.end
+			switch {
+			case h.keyBlock:
+				st.mode = modeKeyBlock
+			case h.swallow != nil:
+				st.mode, st.swallow = modeSwallow, h.swallow
+			}
+		}
+	}
+	return spans, len(w)
+}
+
+// hitCache keeps each family's next hit (built-in rules, patterns, literals) while the
+// scan moves on: a hit at or after the new position is still the family's next one.
+type hitCache struct {
+	builtin, literal hit
+	haveB, haveL     bool
+}
+
+// next returns the leftmost hit at or after pos over all families; at one position the
+// built-in rules come first, then patterns, then literals. A needMore hit holds the text
+// from its start.
+func (c *hitCache) next(r *Redactor, w []byte, pos, base int, atEOF bool, st *scanState) hit {
+	if !c.haveB || c.builtin.start < pos {
+		c.builtin, c.haveB = r.nextBuiltin(w, pos, base, atEOF, st), true
+	}
+	best := c.builtin
+	if len(r.patterns) > 0 {
+		if p := r.nextPattern(w, pos, atEOF); p.status != noMatch && (best.status == noMatch || p.start < best.start) {
+			best = p
+		}
+	}
+	if len(r.literals) > 0 {
+		if !c.haveL || c.literal.start < pos {
+			c.literal, c.haveL = r.nextLiteral(w, pos, atEOF), true
+		}
+		if l := c.literal; l.status != noMatch && (best.status == noMatch || l.start < best.start) {
+			best = l
+		}
+	}
+	return best
+}
+
+// nextBuiltin scans w from pos for the first position where a built-in rule matches or
+// needs more text.
+func (r *Redactor) nextBuiltin(w []byte, pos, base int, atEOF bool, st *scanState) hit {
+	// A member's value is judged whole, from its first byte (see valueStringAt).
+	if st.keyValue != kindNone && !st.started && pos == base && r.on[ruleGeneric] {
+		if h := valueStringAt(w, pos, st.keyValue, atEOF); h.status != noMatch {
+			return h
+		}
+	}
+	privateKeys := r.on[rulePrivateKey]
+	for i := pos; i < len(w); {
+		c := w[i]
+		if identChars[c] {
+			if i == 0 || !identChars[w[i-1]] {
+				if h := r.wordStartAt(w, i, atEOF); h.status != noMatch {
+					return h
+				}
+			}
+			i++
+			for i < len(w) && identChars[w[i]] {
+				i++
+			}
+			continue
+		}
+		if c == '-' && privateKeys {
+			if h := privateKeyAt(w, i, atEOF); h.status != noMatch {
+				return h
+			}
+		}
+		i++
+	}
+	return hit{start: len(w)}
+}
+
+// wordStartAt tries the rules that start at a word start, in priority order: tokens with a
+// known prefix, then values recognised by what precedes them.
+func (r *Redactor) wordStartAt(w []byte, i int, atEOF bool) hit {
+	c := w[i]
+	for k := range tokensByFirst[c] {
+		t := &tokensByFirst[c][k]
+		if !r.on[t.rule] {
+			continue
+		}
+		if h := t.at(w, i, atEOF); h.status != noMatch {
+			return h
+		}
+	}
+	switch {
+	case c == 'e' && r.on[ruleJWT]:
+		if h := jwtAt(w, i, atEOF); h.status != noMatch {
+			return h
+		}
+	case c == 'h' && r.on[ruleSlackWebhook]:
+		if h := webhookAt(w, i, atEOF); h.status != noMatch {
+			return h
+		}
+	}
+	if i == 0 {
+		return hit{start: i}
+	}
+	switch w[i-1] {
+	case ':':
+		if r.on[ruleURLPassword] {
+			if h := urlPasswordAt(w, i, atEOF); h.status != noMatch {
+				return h
+			}
+		}
+	case ' ', '\t':
+		// What stands before the spaces tells which matcher could apply, if any.
+		j := skipSpacesBack(w, i-1, 4)
+		if j < 0 {
+			return hit{start: i}
+		}
+		if c := w[j]; c|0x20 == 'r' {
+			if r.on[ruleBearer] {
+				return bearerAt(w, i, atEOF)
+			}
+			return hit{start: i}
+		} else if c != '=' && c != ':' && c != '>' && !isQuote(c) {
+			return hit{start: i}
+		}
+	case '=', '"', '\'', '`', '>':
+	default:
+		return hit{start: i}
+	}
+	if r.on[ruleGeneric] || r.on[ruleAWSSecretKey] {
+		h := assignmentAt(w, i, atEOF)
+		if h.status != match || r.on[h.rule] {
+			return h
+		}
+	}
+	return hit{start: i}
+}
+
+// valueStringAt judges a whole string that is the value of a secret-named member
+// ({"password":"…"}): it is a secret when it is one value-like word that passes the same
+// test as an assignment's value.
+func valueStringAt(w []byte, i int, kind int, atEOF bool) hit {
+	n, more := runAt(w, i, valueChars, maxValue+1, atEOF)
+	switch {
+	case more:
+		return hit{status: ranOut(atEOF), start: i}
+	case i+n < len(w) || n > maxValue:
+		return hit{start: i}
+	}
+	if rule, ok := secretValue(w[i:], kind); ok {
+		return hit{status: match, start: i, end: len(w), rule: rule}
+	}
+	return hit{start: i}
+}
+
+// nextLiteral finds the first literal at or after pos, or the first position from which
+// the rest of w begins a literal.
+func (r *Redactor) nextLiteral(w []byte, pos int, atEOF bool) hit {
+	best := hit{start: len(w)}
+	for _, l := range r.literals {
+		end := len(w)
+		if best.status != noMatch {
+			end = min(len(w), best.start+len(l.value)) // only an earlier start can win
+		}
+		if k := bytes.Index(w[pos:end], l.value); k >= 0 && (best.status == noMatch || pos+k < best.start) {
+			best = hit{status: match, start: pos + k, end: pos + k + len(l.value), rule: l.rule}
+		}
+	}
+	if atEOF {
+		return best
+	}
+	from := max(pos, len(w)-r.maxLit+1)
+	for k := from; k < len(w) && (best.status == noMatch || k < best.start); k++ {
+		for _, l := range r.literals {
+			if len(l.value) > len(w)-k && bytes.HasPrefix(l.value, w[k:]) {
+				return hit{status: needMore, start: k}
+			}
+		}
+	}
+	return best
+}
+
+// textStream redacts one string that arrives in pieces (a text, thinking or tool-argument
+// block) so that the pieces released add up to the redaction of the whole.
+type textStream struct {
+	st scanState
+	// buf holds the context (up to lookBehind bytes before the held text, for matchers that
+	// look back) followed by the held text; base is where the held text starts.
+	buf   []byte
+	base  int
+	spans []span
+}
+
+// held is the text held back.
+func (s *textStream) held() []byte { return s.buf[s.base:] }
+
+// reset prepares s for a new string whose name (when it is a member's value) has kind.
+func (s *textStream) reset(kind int) {
+	s.st = scanState{keyValue: kind}
+	s.buf, s.base = s.buf[:0], 0
+}
+
+// push adds text and returns the spans to drop within w[base:cut], where w is the buffer
+// returned; the caller renders w[base:cut] and then calls consume(cut).
+func (s *textStream) push(r *Redactor, text []byte, atEOF bool) (w []byte, base, cut int, spans []span) {
+	s.buf = append(s.buf, text...)
+	s.spans, cut = r.scan(s.buf, s.base, atEOF, &s.st, s.spans[:0])
+	return s.buf, s.base, cut, s.spans
+}
+
+// consume keeps w[cut:] as held text and the end of w[:cut] as context.
+func (s *textStream) consume(w []byte, base, cut int) {
+	if cut > base {
+		s.st.started = true
+	}
+	from := max(0, cut-lookBehind)
+	if from > 0 {
+		n := copy(s.buf, s.buf[from:])
+		s.buf = s.buf[:n]
+	}
+	s.base = cut - from
+}
+
+// render appends w[base:cut] with spans replaced by their markers.
+func (r *Redactor) render(dst, w []byte, base, cut int, spans []span) []byte {
+	at := base
+	for _, sp := range spans {
+		if sp.start >= cut {
+			break
+		}
+		dst = append(dst, w[at:sp.start]...)
+		if !sp.silent {
+			dst = append(dst, r.markers[sp.rule]...)
+		}
+		at = min(sp.end, cut)
+	}
+	return append(dst, w[at:cut]...)
+}
+
+// pushText is push, render and consume for plain text: it appends the text released.
+func (s *textStream) pushText(r *Redactor, dst, text []byte, atEOF bool) []byte {
+	w, base, cut, spans := s.push(r, text, atEOF)
+	dst = r.render(dst, w, base, cut, spans)
+	s.consume(w, base, cut)
+	return dst
+}
+
+// redactText appends the redaction of the whole text s (decoded) to dst and reports whether
+// anything changed. kind is the kind of the member name the text is the value of.
+func (r *Redactor) redactText(dst, s []byte, kind int, spans []span) ([]byte, []span, bool) {
+	if len(s) < r.minText || r.wordsSafe && isWord(s) && (len(s) < minToken || !tokenStart[s[0]]) {
+		// A word's only word start is its first byte: only a token could match there.
+		return dst, spans, false
+	}
+	st := scanState{keyValue: kind}
+	spans, _ = r.scan(s, 0, true, &st, spans[:0])
+	if len(spans) == 0 {
+		return dst, spans, false
+	}
+	return r.render(dst, s, 0, len(s), spans), spans, true
+}
+
+// tokenStart marks the bytes a token of letters and '_' may start with.
+var tokenStart = func() (t [256]bool) {
+	for _, r := range tokenRules {
+		t[r.prefix[0]] = true
+	}
+	return t
+}()
+
+// isWord reports whether s is letters and '_' only.
+func isWord(s []byte) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// RedactString returns s with its secrets replaced.
+func (r *Redactor) RedactString(s string) string {
+	out, _, changed := r.redactText(nil, []byte(s), kindNone, nil)
+	if !changed {
+		return s
+	}
+	return string(out)
+}

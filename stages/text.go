@@ -1,0 +1,213 @@
+package stages
+
+import (
+	"io"
+
+	"github.com/basecontext/base-context/codec"
+)
+
+// TextOptions configures the text stage.
+type TextOptions struct {
+	// Follow writes every assistant message's text as its deltas arrive, instead of the
+	// final answer once the stream has ended.
+	Follow bool
+	// Thinking includes thinking blocks.
+	Thinking bool
+}
+
+// Text writes the plain text a recorded run shows: by default what text mode prints, the
+// final assistant message's text, and only when the run completed by the verdict's rules
+// (see Verdict); with Follow, the text of every assistant message live, one line break
+// after each message.
+//
+// Text blocks follow one another directly (text mode joins them); a blank line separates a
+// thinking block from the block before and after it. Both forms of the stream give the same
+// output: deltas are read from the nested update, and a block whose deltas are missing (some
+// providers send none) or fall short is completed from its end event or the final message.
+// The stage emits no frames.
+type Text struct {
+	opts    TextOptions
+	out     blockWriter
+	verdict *Verdict       // decides whether the run completed, as `filter verdict` does
+	summary VerdictSummary // its decision, made by Flush
+
+	final   *codec.AssistantMessage // of the last assistant message_end
+	written []int                   // per contentIndex, bytes of the streaming message written
+}
+
+// NewText returns the text stage, writing to w.
+func NewText(w io.Writer, opts TextOptions) *Text {
+	return &Text{opts: opts, out: blockWriter{w: w}, verdict: NewVerdict(VerdictOptions{})}
+}
+
+// Verdict is how the recorded run ended (valid after Flush): the final answer is written
+// only when its Status is VerdictCompleted, and a text command exits as the run would have.
+func (t *Text) Verdict() VerdictSummary { return t.summary }
+
+func (t *Text) Push(f *Frame, emit Emit) error {
+	if err := t.verdict.Push(f, nil); err != nil {
+		return err
+	}
+	switch f.Type() {
+	case codec.TypeMessageStart:
+		if t.opts.Follow && f.Check() == nil && t.assistant(f) {
+			return t.closeMessage()
+		}
+	case codec.TypeMessageUpdate:
+		if t.opts.Follow && f.Check() == nil {
+			return t.update(f)
+		}
+	case codec.TypeMessageEnd:
+		return t.end(f)
+	}
+	return nil
+}
+
+// Flush writes the final answer of a completed run (without Follow), or ends the line of a
+// message cut short (with Follow).
+func (t *Text) Flush(Emit) error {
+	t.summary = t.verdict.Summary()
+	if t.opts.Follow {
+		return t.closeMessage()
+	}
+	if t.summary.Status != VerdictCompleted || t.final == nil {
+		return nil
+	}
+	return t.finish(t.final)
+}
+
+func (t *Text) message(f *Frame) []byte {
+	var m [1]codec.Member
+	f.members(messageKey, m[:])
+	if !m[0].Exists() {
+		return nil
+	}
+	return m[0].Raw(f.Line())
+}
+
+func (t *Text) assistant(f *Frame) bool {
+	msg := t.message(f)
+	return codec.Find(msg, "role").Str(msg) == "assistant"
+}
+
+// closeMessage ends the line of the message written so far, if it wrote anything, and
+// readies the state for the next one. Called at a message's end, at the start of the next
+// (the previous one was cut short) and at the end of the stream.
+func (t *Text) closeMessage() error {
+	cut := t.out.any
+	t.written = t.written[:0]
+	t.out.reset()
+	if cut {
+		return t.out.raw("\n")
+	}
+	return nil
+}
+
+func (t *Text) end(f *Frame) error {
+	if f.Check() != nil || !t.assistant(f) {
+		return nil
+	}
+	m, err := codec.ParseMessage(t.message(f))
+	if err != nil {
+		return nil // not a message we can read: the answer is whatever came before
+	}
+	am, ok := m.(*codec.AssistantMessage)
+	if !ok {
+		return nil
+	}
+	t.final = am
+	if !t.opts.Follow {
+		return nil
+	}
+	return t.finish(am)
+}
+
+// finish writes what is left of each block of m, and the line break ending the message.
+func (t *Text) finish(m *codec.AssistantMessage) error {
+	for i, c := range m.Content {
+		switch c := c.(type) {
+		case *codec.TextContent:
+			if err := t.complete(int64(i), false, c.Text); err != nil {
+				return err
+			}
+		case *codec.ThinkingContent:
+			if err := t.complete(int64(i), true, c.Thinking); err != nil {
+				return err
+			}
+		}
+	}
+	return t.closeMessage()
+}
+
+// complete writes the part of block i's whole text not written yet.
+func (t *Text) complete(i int64, thinking bool, whole string) error {
+	if n := t.wrote(i); n < len(whole) {
+		return t.write(i, thinking, whole[n:])
+	}
+	return nil
+}
+
+func (t *Text) update(f *Frame) error {
+	var m [4]codec.Member
+	f.members(updateKeys, m[:])
+	ame := m[2]
+	if !ame.Exists() {
+		return nil
+	}
+	ev := parseNestedEvent(ame.Raw(f.Line()))
+	i := ev.index()
+	switch ev.str(evType) {
+	case codec.UpdateTextDelta:
+		return t.write(i, false, ev.str(evDelta))
+	case codec.UpdateThinkingDelta:
+		return t.write(i, true, ev.str(evDelta))
+	case codec.UpdateTextEnd:
+		return t.complete(i, false, ev.str(evContent))
+	case codec.UpdateThinkingEnd:
+		return t.complete(i, true, ev.str(evContent))
+	}
+	return nil
+}
+
+func (t *Text) wrote(i int64) int {
+	if i < 0 || i >= int64(len(t.written)) {
+		return 0
+	}
+	return t.written[i]
+}
+
+func (t *Text) write(i int64, thinking bool, s string) error {
+	if s == "" || (thinking && !t.opts.Thinking) || i < 0 {
+		return nil
+	}
+	for int64(len(t.written)) <= i {
+		t.written = append(t.written, 0)
+	}
+	t.written[i] += len(s)
+	return t.out.block(i, thinking, s)
+}
+
+// blockWriter writes the blocks of one message, separating thinking from its neighbours.
+type blockWriter struct {
+	w            io.Writer
+	any          bool  // something was written for this message
+	last         int64 // the block written last
+	lastThinking bool
+}
+
+func (b *blockWriter) reset() { b.any, b.last, b.lastThinking = false, -1, false }
+
+func (b *blockWriter) block(i int64, thinking bool, s string) error {
+	if b.any && i != b.last && (thinking || b.lastThinking) {
+		if err := b.raw("\n\n"); err != nil {
+			return err
+		}
+	}
+	b.any, b.last, b.lastThinking = true, i, thinking
+	return b.raw(s)
+}
+
+func (b *blockWriter) raw(s string) error {
+	_, err := io.WriteString(b.w, s)
+	return err
+}

@@ -1,0 +1,247 @@
+package stages_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/stages"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+var updateTextGolden = flag.Bool("update-text-golden", false, "rewrite testdata/golden/text from the text stage's output")
+
+// text runs the text stage over in and returns what it wrote and, unless the run
+// completed, its verdict as "status: reason".
+func text(t testing.TB, in []byte, opts stages.TextOptions) (string, string) {
+	t.Helper()
+	var out bytes.Buffer
+	st := stages.NewText(&out, opts)
+	if emitted := run(t, st, in); len(emitted) > 0 {
+		t.Fatalf("the text stage emitted lines: %.200s", emitted)
+	}
+	return out.String(), failure(st)
+}
+
+func failure(st *stages.Text) string {
+	if v := st.Verdict(); v.Status != stages.VerdictCompleted {
+		return v.Status + ": " + v.Reason
+	}
+	return ""
+}
+
+var textModes = []struct {
+	section string
+	opts    stages.TextOptions
+}{
+	{"text", stages.TextOptions{}},
+	{"text-thinking", stages.TextOptions{Thinking: true}},
+	{"follow", stages.TextOptions{Follow: true}},
+	{"follow-thinking", stages.TextOptions{Follow: true, Thinking: true}},
+}
+
+// The output of every mode over every reference stream, in the full and the delta form
+// alike, is the golden one in testdata/golden/text/<stream>.txtar; its "failure" section is
+// the verdict on a run that did not complete (empty when it did), which `filter verdict`
+// gives too.
+func TestTextGolden(t *testing.T) {
+	for name, full := range referenceStreams(t) {
+		stem := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".jsonl")
+		path := filepath.Join("../testdata/golden/text", stem+".txtar")
+		t.Run(stem, func(t *testing.T) {
+			var got txtar.Archive
+			for _, m := range textModes {
+				out, failure := text(t, full, m.opts)
+				got.Files = append(got.Files, txtar.File{Name: m.section, Data: []byte(out)})
+				if m.section == "text" {
+					got.Files = append(got.Files, txtar.File{Name: "failure", Data: []byte(lineOf(failure))})
+				}
+				// The delta form gives the same, and so does the full form rebuilt from it.
+				d := deltas(t, full)
+				for form, in := range map[string][]byte{"deltas": d, "expanded": expand(t, d)} {
+					if o, f := text(t, in, m.opts); o != out || f != failure {
+						t.Errorf("%s of the %s form: %q (%q), full form %q (%q)", m.section, form, o, f, out, failure)
+					}
+				}
+			}
+			if *updateTextGolden {
+				if err := os.WriteFile(path, txtar.Format(&got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Files) != len(got.Files) {
+				t.Fatalf("%s has %d sections, want %d", path, len(want.Files), len(got.Files))
+			}
+			for i, f := range want.Files {
+				if g := got.Files[i]; g.Name != f.Name || !bytes.Equal(g.Data, f.Data) {
+					t.Errorf("%s: got\n%s\nwant\n%s", f.Name, g.Data, f.Data)
+				}
+			}
+		})
+	}
+}
+
+func lineOf(s string) string {
+	if s == "" {
+		return ""
+	}
+	return s + "\n"
+}
+
+// The final answer is what the agent's text mode prints: the text blocks of the terminal
+// assistant message, joined, then a line break; and only for a run that completed by the
+// verdict's rules.
+func TestTextCompletionRules(t *testing.T) {
+	user := `{"type":"message_end","message":{"role":"user","content":"hi","timestamp":1}}`
+	answer := func(stop, text string) string {
+		extra := ""
+		if stop == "error" || stop == "aborted" {
+			extra = `,"errorMessage":"it broke"`
+		}
+		return `{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"` + text +
+			`"},{"type":"toolCall","id":"c","name":"n","arguments":{}},{"type":"text","text":"!"}],"api":"a","provider":"p","model":"m",` +
+			`"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},` +
+			`"stopReason":"` + stop + `"` + extra + `,"timestamp":1}}`
+	}
+	start, end := `{"type":"agent_start"}`, `{"type":"agent_end","messages":[]}`
+	cases := []struct {
+		name, in, out, failure string
+	}{
+		{"completed", lineList(start, user, answer("stop", "one"), end), "one!\n", ""},
+		{"last answer wins", lineList(start, answer("toolUse", "one"), answer("length", "two\\n2"), end), "two\n2!\n", ""},
+		{"error", lineList(start, answer("error", "partial"), end), "", "failed: the run ended in error: it broke"},
+		{"aborted", lineList(start, answer("aborted", "partial"), end), "", "failed: the run was aborted: it broke"},
+		{"recovered", lineList(start, answer("error", "x"), end, `{"type":"auto_retry_start"}`, start, answer("stop", "y"), end), "y!\n", ""},
+		{"cut inside a run", lineList(start, answer("stop", "one")), "", "failed: the stream ended inside an agent run (no agent_end)"},
+		{"no run", lineList(answer("stop", "one")), "", "failed: the stream holds no agent run"},
+		{"no answer", lineList(start, user, end), "", "failed: the run ended without an assistant message"},
+		{"empty", "", "", "failed: the stream is empty"},
+		{"stopped in tool calls", lineList(start, `{"type":"turn_start"}`, answer("toolUse", "one"), `{"type":"turn_end"}`, end), "",
+			"limit: the run stopped before it finished: its last turn ended in tool calls and no turn followed (a limit, or an interruption, stopped it)"},
+		{"invalid lines ignored", lineList("oops", start, answer("stop", "one"), end, "[1]"), "one!\n", ""},
+	}
+	for _, c := range cases {
+		out, failure := text(t, []byte(c.in), stages.TextOptions{})
+		if out != c.out || failure != c.failure {
+			t.Errorf("%s: got %q, failure %q; want %q, %q", c.name, out, failure, c.out, c.failure)
+		}
+	}
+}
+
+func lineList(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// With --follow, text appears as its deltas are pushed, before the message ends; a block
+// without deltas, or whose deltas fall short of its end event, is completed from the end.
+func TestTextFollowWritesAsDeltasArrive(t *testing.T) {
+	var out bytes.Buffer
+	st := stages.NewText(&out, stages.TextOptions{Follow: true, Thinking: true})
+	push := func(line string) {
+		t.Helper()
+		f := stages.LineFrame([]byte(line), 0)
+		if err := f.Check(); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Push(f, func(*stages.Frame) error { t.Fatal("emitted a frame"); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect := func(want string) {
+		t.Helper()
+		if out.String() != want {
+			t.Fatalf("written so far %q, want %q", out.String(), want)
+		}
+	}
+	update := func(ev string) string {
+		return `{"type":"message_update","messageId":1,"assistantMessageEvent":` + ev + `}`
+	}
+	push(`{"type":"agent_start"}`)
+	push(`{"type":"message_start","messageId":1,"message":{"role":"assistant","content":[]}}`)
+	push(update(`{"type":"thinking_start","contentIndex":0}`))
+	expect("")
+	push(update(`{"type":"thinking_delta","contentIndex":0,"delta":"Hmm"}`))
+	expect("Hmm")
+	push(update(`{"type":"text_start","contentIndex":1}`))
+	push(update(`{"type":"text_delta","contentIndex":1,"delta":"Hel"}`))
+	expect("Hmm\n\nHel")
+	push(update(`{"type":"thinking_end","contentIndex":0,"content":"Hmm."}`)) // the end has more
+	expect("Hmm\n\nHel\n\n.")
+	push(update(`{"type":"text_delta","contentIndex":1,"delta":"lo \u00e9\"\n"}`))
+	expect("Hmm\n\nHel\n\n.\n\nlo é\"\n")
+	push(update(`{"type":"text_end","contentIndex":1,"content":"Hello é\"\n"}`))
+	// Block 2 never streamed: it comes from the final message.
+	push(`{"type":"message_end","messageId":1,"message":{"role":"assistant","content":[{"type":"thinking","thinking":"Hmm."},` +
+		`{"type":"text","text":"Hello é\"\n"},{"type":"text","text":" Bye."}],"stopReason":"stop"}}`)
+	expect("Hmm\n\nHel\n\n.\n\nlo é\"\n Bye.\n")
+	// A message without text (only a tool call) writes nothing, not even a line break.
+	push(`{"type":"message_start","message":{"role":"assistant","content":[]}}`)
+	push(`{"type":"message_end","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":{}}],"stopReason":"toolUse"}}`)
+	expect("Hmm\n\nHel\n\n.\n\nlo é\"\n Bye.\n")
+	push(`{"type":"agent_end","messages":[]}`)
+	if err := st.Flush(nil); err != nil {
+		t.Fatal(err)
+	}
+	expect("Hmm\n\nHel\n\n.\n\nlo é\"\n Bye.\n")
+	if f := failure(st); f != "" {
+		t.Fatalf("failure %q", f)
+	}
+}
+
+// Thinking is left out unless asked for, in both modes.
+func TestTextThinkingOnlyWhenAsked(t *testing.T) {
+	in := lineList(`{"type":"agent_start"}`, `{"type":"message_end","message":{"role":"assistant","content":[{"type":"thinking","thinking":"T"},{"type":"text","text":"A"}],"stopReason":"stop"}}`,
+		`{"type":"agent_end","messages":[]}`)
+	for _, c := range []struct {
+		opts stages.TextOptions
+		want string
+	}{
+		{stages.TextOptions{}, "A\n"},
+		{stages.TextOptions{Follow: true}, "A\n"},
+		{stages.TextOptions{Thinking: true}, "T\n\nA\n"},
+		{stages.TextOptions{Follow: true, Thinking: true}, "T\n\nA\n"},
+	} {
+		if got, _ := text(t, []byte(in), c.opts); got != c.want {
+			t.Errorf("%+v: got %q, want %q", c.opts, got, c.want)
+		}
+	}
+}
+
+// In process, typed events work as well as lines.
+func TestTextOfTypedEvents(t *testing.T) {
+	var out bytes.Buffer
+	st := stages.NewText(&out, stages.TextOptions{})
+	m := &codec.AssistantMessage{Content: []codec.Content{&codec.TextContent{Text: "typed"}}, StopReason: codec.StopReasonStop}
+	for _, e := range []codec.Event{&codec.AgentStart{}, &codec.MessageEnd{Message: m}, &codec.AgentEnd{}} {
+		if err := st.Push(stages.EventFrame(e), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Flush(nil); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "typed\n" || failure(st) != "" {
+		t.Fatalf("got %q, failure %q", out.String(), failure(st))
+	}
+}
+
+// A message cut short (no message_end) still ends its line in --follow, before the next
+// message's text or at the end of the stream.
+func TestTextFollowEndsCutMessages(t *testing.T) {
+	start := `{"type":"message_start","message":{"role":"assistant","content":[]}}`
+	delta := func(s string) string {
+		return `{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"` + s + `"}}`
+	}
+	in := lineList(`{"type":"agent_start"}`, start, delta("cut"), start, delta("again"))
+	out, failure := text(t, []byte(in), stages.TextOptions{Follow: true})
+	if out != "cut\nagain\n" || failure != "failed: the stream ended inside an agent run (no agent_end)" {
+		t.Fatalf("got %q, failure %q", out, failure)
+	}
+}

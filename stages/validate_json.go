@@ -1,0 +1,191 @@
+package stages
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/basecontext/base-context/codec"
+)
+
+// The validator's view of encoded JSON: the kind of a value, the fields a shape requires,
+// and a path to name what is wrong. It runs on lines codec has already validated, so it
+// only needs to look at first bytes and walk members.
+
+// jsonKind is the kind of an encoded JSON value.
+type jsonKind uint8
+
+const (
+	kindString jsonKind = iota + 1
+	kindNumber
+	kindBool
+	kindNull
+	kindObject
+	kindArray
+)
+
+func kindOfValue(raw []byte) jsonKind {
+	if len(raw) == 0 {
+		return 0
+	}
+	switch raw[0] {
+	case '"':
+		return kindString
+	case '{':
+		return kindObject
+	case '[':
+		return kindArray
+	case 't', 'f':
+		return kindBool
+	case 'n':
+		return kindNull
+	}
+	return kindNumber
+}
+
+func (k jsonKind) String() string {
+	switch k {
+	case kindString:
+		return "a string"
+	case kindNumber:
+		return "a number"
+	case kindBool:
+		return "a boolean"
+	case kindNull:
+		return "null"
+	case kindObject:
+		return "an object"
+	case kindArray:
+		return "an array"
+	}
+	return "nothing"
+}
+
+// want is what a field must hold.
+type want uint8
+
+const (
+	wantAny want = iota
+	wantString
+	wantNumber
+	wantInt // a number without fraction or exponent
+	wantBool
+	wantObject
+	wantArray
+	wantStringOrArray
+)
+
+func (w want) String() string {
+	switch w {
+	case wantString:
+		return "a string"
+	case wantNumber:
+		return "a number"
+	case wantInt:
+		return "an integer"
+	case wantBool:
+		return "a boolean"
+	case wantObject:
+		return "an object"
+	case wantArray:
+		return "an array"
+	case wantStringOrArray:
+		return "a string or an array"
+	}
+	return "a value"
+}
+
+func (w want) accepts(raw []byte) bool {
+	k := kindOfValue(raw)
+	switch w {
+	case wantAny:
+		return k != 0
+	case wantString:
+		return k == kindString
+	case wantNumber:
+		return k == kindNumber
+	case wantInt:
+		return k == kindNumber && bytes.IndexAny(raw, ".eE") < 0
+	case wantBool:
+		return k == kindBool
+	case wantObject:
+		return k == kindObject
+	case wantArray:
+		return k == kindArray
+	case wantStringOrArray:
+		return k == kindString || k == kindArray
+	}
+	return false
+}
+
+// field is one member a shape expects.
+type field struct {
+	key      string
+	want     want
+	optional bool
+	oneOf    []string // for strings: the values allowed
+}
+
+// shape is the fields of one kind of object, with their keys listed once for FindEach.
+type shape struct {
+	fields []field
+	keys   []string
+}
+
+func newShape(fields ...field) *shape {
+	s := &shape{fields: fields}
+	for _, f := range fields {
+		s.keys = append(s.keys, f.key)
+	}
+	return s
+}
+
+// maxShapeFields bounds the fields of a shape, so lookups fit in a fixed array.
+const maxShapeFields = 12
+
+// pathStep is one step of the path from the line to the value being checked: a key, or an
+// array index when key is "".
+type pathStep struct {
+	key   string
+	index int
+}
+
+// jsonPath names where in a line the validator is, for its messages.
+type jsonPath []pathStep
+
+func (p jsonPath) String() string {
+	var b strings.Builder
+	for _, s := range p {
+		if s.key == "" {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.index))
+			b.WriteByte(']')
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.key)
+	}
+	return b.String()
+}
+
+// strView returns the string value of member m of obj, "" when it is not a string. A value
+// without escapes is returned without copying: it is valid only while obj is, so callers
+// that keep it clone it.
+func strView(obj []byte, m codec.Member) string {
+	raw := m.Raw(obj)
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return codec.UnsafeString(raw[1 : len(raw)-1])
+	}
+	return m.Str(obj)
+}
+
+func oneOf(s string, allowed []string) bool {
+	for _, a := range allowed {
+		if s == a {
+			return true
+		}
+	}
+	return false
+}
