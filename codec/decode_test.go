@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-const decodeRefStreams = "../../shared/reference/streams"
+const decodeRefStreams = "../testdata/reference"
 
 // decodeScratchKeys are fields the reference leaks into tool-call blocks; ours never writes them.
 var decodeScratchKeys = map[string]bool{"partialArgs": true, "streamIndex": true, "index": true, "partialJson": true}
@@ -84,7 +84,7 @@ func decodeRoundTrip(t *testing.T, name string, raw []byte, lenient bool) {
 func TestParseMessageReferenceSessions(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(decodeRefStreams, "*.session.jsonl"))
 	if len(files) == 0 {
-		t.Skip("reference streams not available")
+		t.Fatal("no reference streams in " + decodeRefStreams)
 	}
 	n := 0
 	for _, file := range files {
@@ -129,7 +129,7 @@ func TestParseMessageReferenceStreams(t *testing.T) {
 		}
 	}
 	if n == 0 {
-		t.Skip("reference streams not available")
+		t.Fatal("no reference streams in " + decodeRefStreams)
 	}
 }
 

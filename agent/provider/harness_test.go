@@ -19,7 +19,7 @@ import (
 // reference runs (absent outside the shared checkout).
 const (
 	ownScripts       = "../../testdata/scripts"
-	referenceScripts = "../../../shared/reference/scripts"
+	referenceScripts = "../../testdata/reference/scripts"
 )
 
 // loadScript parses a script without its delays, so tests run fast, and returns it with its
@@ -125,13 +125,12 @@ func jsonString(v any) string {
 
 func ptr[T any](v T) *T { return &v }
 
-// referenceScript reads a script of the reference runs, skipping the test when there is
-// none.
+// referenceScript reads a script of the reference runs.
 func referenceScript(t *testing.T, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(referenceScripts, name))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	return data
 }

@@ -706,9 +706,9 @@ func completionsAssemble(o completionsOutcome) *codec.AssistantMessage {
 // reference run, without the system prompt (omitted in the reference).
 func completionsReferenceMessages(t *testing.T, name string) [][]any {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("../../../shared/reference/streams", name+".requests.jsonl"))
+	data, err := os.ReadFile(filepath.Join("../../testdata/reference", name+".requests.jsonl"))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	var out [][]any
 	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
@@ -782,9 +782,9 @@ func TestCompletionsMultiTurnMatchesReference(t *testing.T) {
 
 // Reasoning streamed in one turn goes back in the same field on the next.
 func TestCompletionsThinkingEchoedNextTurn(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("../../../shared/reference/scripts", "c2_thinking_openai.json"))
+	data, err := os.ReadFile(filepath.Join("../../testdata/reference/scripts", "c2_thinking_openai.json"))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	srv, p := completionsMock(t, data)
 	req := completionsRequest()

@@ -17,7 +17,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 )
 
-const scriptReferenceDir = "../../../shared/reference/scripts"
+const scriptReferenceDir = "../../testdata/reference/scripts"
 
 func scriptRequest() Request {
 	return Request{
@@ -130,7 +130,7 @@ func TestScriptReference(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join(scriptReferenceDir, "*.json"))
 	if len(files) == 0 {
-		t.Skip("reference scripts not available")
+		t.Fatal("no reference scripts in " + scriptReferenceDir)
 	}
 	for _, file := range files {
 		name := filepath.Base(file)
@@ -182,7 +182,7 @@ func TestScriptReference(t *testing.T) {
 func TestScriptLongReference(t *testing.T) {
 	s, err := LoadScript(filepath.Join(scriptReferenceDir, "f_long.json"))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	evs, err := scriptPlay(t, scriptNoDelay(s), scriptRequest())
 	if err != nil {
