@@ -706,7 +706,7 @@ func completionsAssemble(o completionsOutcome) *codec.AssistantMessage {
 // reference run, without the system prompt (omitted in the reference).
 func completionsReferenceMessages(t *testing.T, name string) [][]any {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("../../testdata/reference", name+".requests.jsonl"))
+	data, err := os.ReadFile(filepath.Join("../../testdata/reference/requests", name+".requests.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
