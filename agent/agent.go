@@ -203,12 +203,12 @@ func (a *Agent) Prompt(ctx context.Context, user *codec.UserMessage) Outcome {
 		// whether it is done.
 		if !a.hasQueued() && a.cfg.Autonomous && !out.command {
 			done := a.checkDone(ctx, &out)
-			if ctx.Err() != nil || out.Limit != nil || (done && !a.hasQueued()) {
+			if ctx.Err() != nil || out.Limit != nil || (done && a.endIfIdle()) {
 				out.Err = a.emitFailed()
 				return out
 			}
 		}
-		if !a.hasQueued() {
+		if a.endIfIdle() { // atomically: a message offered from now on is refused, not lost
 			return out
 		}
 		if out.Limit = a.limitReached(); out.Limit != nil {
@@ -242,7 +242,9 @@ func (a *Agent) promptOnce(ctx context.Context, users ...*codec.UserMessage) Out
 			return Outcome{Final: final, Err: a.emitFailed(), CompactionErr: a.compactionErr}
 		}
 		failed := final.StopReason == codec.StopReasonError
-		if failed && fail.overflow && a.cfg.Compaction.Auto && !a.overflowRetried && ctx.Err() == nil && a.emitFailed() == nil {
+		// With nothing older to summarise (the prompt alone is too long) the overflow is an
+		// ordinary failure: the provider's message says more than a failed compaction would.
+		if failed && fail.overflow && a.cfg.Compaction.Auto && !a.overflowRetried && ctx.Err() == nil && a.emitFailed() == nil && a.canCompact() {
 			if retry > 0 {
 				a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(retry), FinalError: final.ErrorMessage})
 			}

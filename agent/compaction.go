@@ -171,10 +171,16 @@ func (a *Agent) compactIfNeeded(ctx context.Context, extra ...*codec.UserMessage
 	if !c.Auto || window <= 0 || a.contextTokens(extra...) <= window-c.Reserve {
 		return nil
 	}
-	if _, err := a.cutPoint(); err != nil {
+	if !a.canCompact() {
 		return nil
 	}
 	return a.compact(ctx, ReasonThreshold, "", false)
+}
+
+// canCompact reports whether the context has older messages a compaction could summarise.
+func (a *Agent) canCompact() bool {
+	_, err := a.cutPoint()
+	return err == nil
 }
 
 // Compact summarises the older part of the context now (reason manual), following the

@@ -101,21 +101,22 @@ func gateArgs(command string, timeout time.Duration) json.RawMessage {
 	return append(b, '}')
 }
 
-// failedGate reads a failed run of the bash tool: its text is the output, then a blank
-// line and the note saying how the command ended.
+// failedGate reads a failed run of the bash tool: the status is the tool's own account of
+// how the command ended, and its text is the output followed by that same note. A run that
+// could not start has no status: its text says why.
 func failedGate(command string, res tools.Result) *gateFailure {
-	text := ""
+	var b strings.Builder
 	for _, c := range res.Content {
 		if t, ok := c.(*codec.TextContent); ok {
-			text += t.Text
+			b.WriteString(t.Text)
 		}
 	}
-	text = strings.TrimRight(text, "\n")
-	output, status := "", text
-	if i := strings.LastIndex(text, "\n\n"); i >= 0 {
-		output, status = text[:i], text[i+2:]
+	text := strings.TrimRight(b.String(), "\n")
+	if res.Status == "" {
+		return &gateFailure{command: command, status: text}
 	}
-	return &gateFailure{command: command, status: status, output: tail(output, gateTailLines, gateTailBytes)}
+	output := strings.TrimRight(strings.TrimSuffix(text, res.Status), "\n")
+	return &gateFailure{command: command, status: res.Status, output: tail(output, gateTailLines, gateTailBytes)}
 }
 
 // tail is the end of text: at most maxLines lines and maxBytes bytes, starting at a line

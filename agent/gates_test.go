@@ -82,7 +82,8 @@ func FuzzTail(f *testing.F) {
 }
 
 func TestFailedGateReadsTheBashResult(t *testing.T) {
-	res := tools.Result{Content: []codec.Content{&codec.TextContent{Text: "FAIL: TestX\nexpected 1\n\nCommand exited with code 1"}}, IsError: true}
+	res := tools.Result{Content: []codec.Content{&codec.TextContent{Text: "FAIL: TestX\nexpected 1\n\nCommand exited with code 1"}},
+		IsError: true, Status: "Command exited with code 1"}
 	f := failedGate("go test", res)
 	if f.status != "Command exited with code 1" || f.output != "FAIL: TestX\nexpected 1" {
 		t.Fatalf("%+v", f)
@@ -91,9 +92,41 @@ func TestFailedGateReadsTheBashResult(t *testing.T) {
 	if !strings.HasPrefix(p, "The gate `go test` failed: Command exited with code 1. The end of its output:\n\n```\nFAIL: TestX\nexpected 1\n```") {
 		t.Fatalf("%q", p)
 	}
-	silent := failedGate("false", tools.Result{Content: []codec.Content{&codec.TextContent{Text: "Command exited with code 1"}}, IsError: true})
+	silent := failedGate("false", tools.Result{Content: []codec.Content{&codec.TextContent{Text: "Command exited with code 1"}},
+		IsError: true, Status: "Command exited with code 1"})
 	if silent.output != "" || !strings.Contains(silent.prompt(), "It printed nothing.") {
 		t.Fatalf("%+v", silent)
+	}
+	// A run that could not start has no status: its text says why.
+	unstarted := failedGate("true", tools.Result{Content: []codec.Content{&codec.TextContent{Text: "working directory /gone does not exist"}}, IsError: true})
+	if unstarted.status != "working directory /gone does not exist" || unstarted.output != "" {
+		t.Fatalf("%+v", unstarted)
+	}
+}
+
+// The status comes from the bash tool's result, not from reading its text: output with
+// blank lines, or whose last paragraph looks like a note, is quoted whole.
+func TestFailedGateTakesTheStatusFromTheBashTool(t *testing.T) {
+	bash, err := tools.Select(tools.Options{Cwd: t.TempDir()}, []string{"bash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ args, status, output string }{
+		{`{"command":"printf 'one\\n\\ntwo\\n\\nCommand exited with code 0\\n'; exit 5"}`, "Command exited with code 5",
+			"one\n\ntwo\n\nCommand exited with code 0"},
+		{`{"command":"exit 2"}`, "Command exited with code 2", ""},
+	} {
+		res, err := bash[0].Execute(context.Background(), []byte(c.args), nil)
+		if err != nil || !res.IsError || res.Status != c.status {
+			t.Fatalf("%s: %+v %v", c.args, res, err)
+		}
+		if f := failedGate("g", res); f.status != c.status || f.output != c.output {
+			t.Fatalf("%s: status %q output %q", c.args, f.status, f.output)
+		}
+	}
+	res, err := bash[0].Execute(context.Background(), []byte(`{"command":"echo ok"}`), nil)
+	if err != nil || res.IsError || res.Status != "" {
+		t.Fatalf("%+v %v", res, err)
 	}
 }
 

@@ -20,6 +20,10 @@ func TestSaysDone(t *testing.T) {
 		"DONE\nbut one more thing":   false,
 		"":                           false,
 		"I am done with step one.":   false,
+		"All done":                   false,
+		"Fixed it.\r\n# Done!\r\n":   true,
+		"Fixed it.\n> `done`":        true,
+		"- DONE":                     false,
 	} {
 		if got := saysDone(text); got != want {
 			t.Errorf("%q: %v, want %v", text, got, want)

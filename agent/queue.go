@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/basecontext/base-context/codec"
@@ -21,6 +22,10 @@ type queue struct {
 	followUps []string
 	running   bool // a Prompt is in progress
 	shown     bool // a snapshot was emitted during this Prompt: its end is reported too
+
+	// ended: the running Prompt has decided to return and will not look at the queue again,
+	// so Offer refuses what it could no longer deliver. The next Prompt reopens the queue.
+	ended bool
 }
 
 // Steer queues a message for the running prompt: it is delivered as a user message at the
@@ -39,6 +44,42 @@ func (a *Agent) FollowUp(text string) {
 	defer a.queue.mu.Unlock()
 	a.queue.followUps = append(a.queue.followUps, text)
 	a.reportQueueLocked()
+}
+
+// ErrQueueEnded is a message offered once the prompt has ended or decided to end: it would
+// never be delivered.
+var ErrQueueEnded = errors.New("the run is finishing: the message would not be delivered")
+
+// Offer queues a message from outside the run (steer: a steering message, else a follow-up)
+// if it can still be delivered: once the running prompt has decided to end, it is refused
+// with ErrQueueEnded rather than accepted and lost. Before the first prompt it is accepted,
+// as Steer and FollowUp are. Safe to call from any goroutine.
+func (a *Agent) Offer(steer bool, text string) error {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	if a.queue.ended {
+		return ErrQueueEnded
+	}
+	if steer {
+		a.queue.steering = append(a.queue.steering, text)
+	} else {
+		a.queue.followUps = append(a.queue.followUps, text)
+	}
+	a.reportQueueLocked()
+	return nil
+}
+
+// endIfIdle is the running prompt's decision to stop: when nothing waits in the queue, the
+// queue ends (Offer refuses from now on) and it returns true. Checking and ending under one
+// lock leaves no moment in which an offered message is accepted but never taken.
+func (a *Agent) endIfIdle() bool {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	if len(a.queue.steering)+len(a.queue.followUps) > 0 {
+		return false
+	}
+	a.queue.ended = true
+	return true
 }
 
 // Queued returns the waiting steering messages and follow-ups.
@@ -100,6 +141,7 @@ func (a *Agent) beginQueue() {
 	a.queue.mu.Lock()
 	defer a.queue.mu.Unlock()
 	a.queue.running = true
+	a.queue.ended = false
 	a.queue.shown = false
 	if len(a.queue.steering)+len(a.queue.followUps) > 0 {
 		a.reportQueueLocked()
@@ -112,6 +154,7 @@ func (a *Agent) endQueue() {
 	a.queue.mu.Lock()
 	defer a.queue.mu.Unlock()
 	a.queue.running = false
+	a.queue.ended = true
 	if a.queue.shown {
 		a.emit(a.snapshotLocked())
 		a.queue.shown = false

@@ -33,7 +33,7 @@ type CLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
 	Run    RunCmd    `cmd:"" default:"withargs" help:"Run the agent on prompts (the default command)."`
-	Filter FilterCmd `cmd:"" help:"Stream filters: read JSON lines, write JSON lines."`
+	Filter FilterCmd `cmd:"" help:"Stream filters: read JSON lines (files or stdin); reshape, cut, summarise or check them."`
 	Models ModelsCmd `cmd:"" help:"List the models available: the built-in catalog and <home>/models.json."`
 
 	Sessions SessionsCmd `cmd:"" help:"Saved sessions: list, show, rm."`

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,8 +16,23 @@ type RedactRuleFlags struct {
 	Pattern        []string `placeholder:"REGEX" sep:"none" help:"Also redact matches of REGEX (Go syntax, repeatable; rules pattern-1, pattern-2, … in order)."`
 	Literal        []string `placeholder:"VALUE" sep:"none" help:"Also redact VALUE wherever it occurs (repeatable; rule literal)."`
 	Env            []string `placeholder:"NAME" help:"Also redact the current value of environment variable NAME (repeatable; rule env:NAME)."`
-	Rules          string   `placeholder:"LIST" help:"Comma-separated built-in rules to use (default: all of them; see --list-rules)."`
-	NoDefaultRules bool     `help:"Use no built-in rule: only --pattern, --literal and --env."`
+	Rules          string   `placeholder:"LIST" help:"Comma-separated built-in rules to use (default: all of them; 'filter redact --list-rules' lists them)."`
+	NoDefaultRules bool     `help:"Use no built-in rule: only the patterns, literals and environment values given."`
+}
+
+// Help is the long help of `filter redact`.
+func (c *RedactCmd) Help() string {
+	return `Every string of every event (keys in arrays included) is decoded, scanned by the rules
+(--list-rules shows them) and, where a secret matches, re-encoded with [REDACTED:<rule>];
+every other byte of the line stays as it was. Text, thinking and tool-argument deltas of one
+block are redacted as one stream, so a secret split across deltas is caught too.
+
+Examples:
+
+  base-context filter redact run.jsonl > run.redacted.jsonl
+  base-context --mode json "Deploy it" | base-context filter redact --env DEPLOY_TOKEN | tee run.jsonl
+  base-context filter redact --pattern 'TICKET-[0-9]{4,}' --literal corp-vpn-2291 --report run.jsonl
+  base-context filter redact --no-default-rules --rules github-pat,aws-access-key-id run.jsonl`
 }
 
 // RedactCmd is `filter redact`.
@@ -36,7 +52,7 @@ func (c *RedactCmd) Run(streams *IO) error {
 		}
 		return tw.Flush()
 	}
-	r, err := c.RedactRuleFlags.redactor(streams, nil)
+	r, err := c.RedactRuleFlags.redactor(streams, "", nil)
 	if err != nil {
 		return err
 	}
@@ -48,7 +64,9 @@ func (c *RedactCmd) Run(streams *IO) error {
 }
 
 // redactor compiles the flags, with extra literal values (API keys) under the rule api-key.
-func (f *RedactRuleFlags) redactor(streams *IO, extra []string) (*stages.Redactor, error) {
+// flagPrefix is what the flags' names start with after "--" ("redact-" in the agent), for
+// the messages.
+func (f *RedactRuleFlags) redactor(streams *IO, flagPrefix string, extra []string) (*stages.Redactor, error) {
 	opts := stages.RedactOptions{Patterns: f.Pattern, NoDefaultRules: f.NoDefaultRules}
 	if f.Rules != "" && !f.NoDefaultRules {
 		opts.Rules = []string{}
@@ -65,7 +83,7 @@ func (f *RedactRuleFlags) redactor(streams *IO, extra []string) (*stages.Redacto
 		v := streams.Getenv(name)
 		if len(v) < stages.MinLiteral {
 			// Nothing to protect, or too short to redact without mangling ordinary text.
-			fmt.Fprintf(streams.Err, "redact: --env %s: not set or shorter than %d bytes, not redacted\n", name, stages.MinLiteral)
+			fmt.Fprintf(streams.Err, "redact: --%senv %s: not set or shorter than %d bytes, not redacted\n", flagPrefix, name, stages.MinLiteral)
 			continue
 		}
 		opts.Literals = append(opts.Literals, stages.RedactLiteral{ID: "env:" + name, Value: v})
@@ -77,6 +95,10 @@ func (f *RedactRuleFlags) redactor(streams *IO, extra []string) (*stages.Redacto
 	}
 	r, err := stages.NewRedactor(opts)
 	if err != nil {
+		var pe *stages.PatternError
+		if errors.As(err, &pe) {
+			return nil, Fail(ExitUsage, fmt.Sprintf("--%spattern %q: %v", flagPrefix, pe.Pattern, pe.Err))
+		}
 		return nil, Fail(ExitUsage, err.Error())
 	}
 	return r, nil

@@ -13,8 +13,60 @@ import (
 // VerdictCmd is `filter verdict`.
 type VerdictCmd struct {
 	FilterIO
+	RunFacts
+}
+
+// RunFacts are the flags that tell the verdict what the stream cannot: shared by `filter
+// verdict` and `filter text`, which decide alike whether the run completed.
+type RunFacts struct {
 	Gated  bool   `help:"The run was started with --gate: unless its gates ran after the agent's last message and passed, the verdict is a gate failure (exit 4). Gate runs in the stream imply it."`
 	Stderr string `placeholder:"FILE" help:"The run's stderr (as kept with 2>FILE), read once the stream has ended: its last 'error:' line says what the stream cannot (a limit: exit 3; SIGINT, SIGTERM: 130, 143)."`
+
+	stderrErr error // reading Stderr failed
+}
+
+// check fails with a usage error, before any input is read, when --stderr cannot be opened
+// (it is read only once the stream has ended, as the run may still be writing it).
+func (r *RunFacts) check() error {
+	if r.Stderr == "" {
+		return nil
+	}
+	f, err := os.Open(r.Stderr)
+	if err != nil {
+		return Fail(ExitUsage, err.Error())
+	}
+	return f.Close()
+}
+
+// options returns the verdict options these facts give.
+func (r *RunFacts) options() stages.VerdictOptions {
+	return stages.VerdictOptions{Gated: r.Gated, RunError: func() string {
+		reason, err := lastErrorLine(r.Stderr)
+		r.stderrErr = err
+		return reason
+	}}
+}
+
+// verdictStatus turns the verdict v reached after the filter ended with err into the
+// command's result: an unreadable --stderr is a usage error; an error other than the report
+// of invalid lines means the stream was not read; a run that did not complete exits with its
+// status, saying why (after the status's name when named); else err (nil, or the report of
+// invalid lines: exit 1).
+func (r *RunFacts) verdictStatus(err error, v func() stages.VerdictSummary, named bool) error {
+	if r.stderrErr != nil {
+		return Fail(ExitUsage, r.stderrErr.Error())
+	}
+	var exit *ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.Code == ExitFailure) {
+		return err
+	}
+	if s := v(); s.Status != stages.VerdictCompleted {
+		if named {
+			return Fail(verdictExit[s.Status], s.Status+": "+s.Reason)
+		}
+		return Fail(verdictExit[s.Status], s.Reason)
+	}
+	return err
 }
 
 // Help is the long help of `filter verdict --help`.
@@ -23,11 +75,12 @@ func (c *VerdictCmd) Help() string {
 agent_end; exits with the status the run should have had and prints one JSON line. Both the
 full and the delta form give the same verdict.
 
-  0    completed: the terminal assistant message ended stop or length, gates (if any) passed
+  0    completed: the terminal assistant message ended stop, length or toolUse, gates (if
+       any) passed
   1    failed: a run ended in error or aborted and no retry recovered it, a compaction failed,
        or the stream was cut mid-run (truncated: no agent_end, a retry or tool never finished)
-  3    stopped before it finished: the last turn ended in tool calls and no turn followed, or
-       prompts were still queued (a limit, or an interruption); or --stderr names a limit
+  3    stopped before it finished: --stderr names a limit ("<limit> reached (<used>/<max>)"),
+       or prompts were still queued when the stream ended
   4    a gate failed in the last gate run, or no gate ran after the agent's last message
   130  interrupted, 143 terminated (only from --stderr)
 
@@ -56,25 +109,11 @@ var verdictExit = map[string]int{
 
 // Run runs the filter.
 func (c *VerdictCmd) Run(streams *IO) error {
-	var stderrErr error
-	v := stages.NewVerdict(stages.VerdictOptions{Gated: c.Gated, RunError: func() string {
-		reason, err := lastErrorLine(c.Stderr)
-		stderrErr = err
-		return reason
-	}})
-	err := c.run(streams, v)
-	if stderrErr != nil {
-		return Fail(ExitUsage, stderrErr.Error())
+	if err := c.check(); err != nil {
+		return err
 	}
-	var exit *ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.Code == ExitFailure) {
-		return err // not the report of invalid lines: the stream was not read
-	}
-	s := v.Summary()
-	if code := verdictExit[s.Status]; code != ExitOK {
-		return Fail(code, s.Status+": "+s.Reason)
-	}
-	return err // nil, or the report of lines that were not JSON objects (exit 1)
+	v := stages.NewVerdict(c.options())
+	return c.verdictStatus(c.run(streams, v), v.Summary, true)
 }
 
 // lastErrorLine returns the reason of the last "error: <reason>" line of the file at path,

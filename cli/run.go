@@ -110,6 +110,11 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		return err
 	}
 
+	redact, err := c.RedactFlags.stage(streams, c.apiKeys(streams))
+	if err != nil {
+		return err
+	}
+	defer c.RedactFlags.report(streams)
 	// A new session, or the one --resume, --continue or --fork names (run_sessions.go).
 	sess, err := c.openSession(streams, cwd)
 	if err != nil {
@@ -117,10 +122,6 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	}
 	defer sess.Close()
 	header, store := sess.Header, sess.Store
-	redact, err := c.RedactFlags.stage(c.apiKeys(streams))
-	if err != nil {
-		return err
-	}
 	store = c.RedactFlags.store(store)
 	store.AppendModelChange(model.Provider, model.ID)
 	store.AppendThinkingLevel(c.Thinking)

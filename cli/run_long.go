@@ -14,7 +14,7 @@ type LongRunFlags struct {
 	CompactionReserve int64  `default:"16384" placeholder:"TOKENS" help:"Tokens kept free below the context window: compaction starts when the context reaches the window minus this."`
 	CompactionKeep    int64  `default:"20000" placeholder:"TOKENS" help:"Tokens of recent messages a compaction keeps whole."`
 
-	Autonomous       bool          `help:"Keep working without a human: when the agent stops without saying it is done, queue a continuation prompt. The limits below apply, with their defaults."`
+	Autonomous       bool          `help:"Keep working without a human: when the agent stops without saying it is done (the last line of its answer reading DONE), queue a continuation prompt. The limits below apply, with their defaults."`
 	MaxTurns         int           `placeholder:"N" help:"Stop after N model turns (exit 3). Default with --autonomous: 12."`
 	MaxTokens        int64         `placeholder:"N" help:"Stop once N tokens are used (exit 3). Default with --autonomous: 80000."`
 	MaxTime          time.Duration `placeholder:"DURATION" help:"Stop once the run has taken this long (exit 3). Default with --autonomous: 30m."`

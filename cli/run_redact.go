@@ -1,44 +1,81 @@
 package cli
 
 import (
+	"io"
+
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/stages"
 )
 
-// RedactFlags are the agent's redaction flags: the stage of `filter redact`, with its
-// default rules, in the output chain, and optionally around the session file.
+// RedactFlags are the agent's redaction flags: the stage of `filter redact` in the output
+// chain, and optionally around the session file. The rule options are those of `filter
+// redact`, named --redact-pattern, --redact-literal, ...; any of them implies --redact.
 type RedactFlags struct {
-	Redact        bool `help:"Remove secrets from the event stream (the default rules of 'filter redact', plus the values of the API keys configured)."`
-	RedactSession bool `help:"Also remove them from what is written to the session file (implies --redact)."`
+	Redact        bool            `help:"Remove secrets from the event stream (the rules of 'filter redact', plus the values of the API keys configured)."`
+	RedactSession bool            `help:"Also remove them from what is written to the session file (implies --redact)."`
+	RedactRule    RedactRuleFlags `embed:"" prefix:"redact-"`
+	RedactReport  bool            `help:"At the end of the run, print on stderr how many redactions each rule made in the stream (implies --redact)."`
 
-	redactor *stages.Redactor
+	redactor *stages.Redactor // the stream's
+	session  *stages.Redactor // the session file's, with its own counts
+}
+
+// enabled: any redaction flag asks for redaction.
+func (c *RedactFlags) enabled() bool {
+	f := &c.RedactRule
+	return c.Redact || c.RedactSession || c.RedactReport || len(f.Pattern) > 0 || len(f.Literal) > 0 ||
+		len(f.Env) > 0 || f.Rules != "" || f.NoDefaultRules
 }
 
 // stage returns the redaction stage to put in the output chain before the deltas stage, or
-// nil without --redact. extraSecrets are values always redacted (the API keys in use).
-func (c *RedactFlags) stage(extraSecrets []string) (stages.Stage, error) {
-	if !c.Redact && !c.RedactSession {
+// nil without redaction. extraSecrets are values always redacted (the API keys in use).
+func (c *RedactFlags) stage(streams *IO, extraSecrets []string) (stages.Stage, error) {
+	if !c.enabled() {
 		return nil, nil
 	}
 	if c.redactor == nil {
-		var none RedactRuleFlags
-		r, err := none.redactor(&IO{Getenv: func(string) string { return "" }}, extraSecrets)
+		r, err := c.RedactRule.redactor(streams, "redact-", extraSecrets)
 		if err != nil {
 			return nil, err
 		}
 		c.redactor = r
+		if c.RedactSession {
+			// Built again, quietly (the stream's build warned), so that the report counts
+			// what the stream shows, not each secret twice.
+			quiet := *streams
+			quiet.Err = io.Discard
+			if c.session, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return stages.NewRedact(c.redactor), nil
 }
 
+// sessionLines redacts the entries a fork copies from its parent session, with
+// --redact-session (after stage); nil copies them as they are.
+func (c *RedactFlags) sessionLines() func([]byte) []byte {
+	if !c.RedactSession || c.session == nil {
+		return nil
+	}
+	return c.session.RedactJSON
+}
+
+// report prints the stream's per-rule counts with --redact-report, once the run is over.
+func (c *RedactFlags) report(streams *IO) {
+	if c.RedactReport && c.redactor != nil {
+		printRedactReport(streams.Err, c.redactor)
+	}
+}
+
 // store wraps s so that what it writes is redacted, with --redact-session (after stage).
 func (c *RedactFlags) store(s session.Store) session.Store {
-	if !c.RedactSession || c.redactor == nil {
+	if !c.RedactSession || c.session == nil {
 		return s
 	}
-	base := redactingStore{Store: s, r: c.redactor}
+	base := redactingStore{Store: s, r: c.session}
 	if e, ok := s.(entryAppender); ok {
 		// Keep the store's optional methods visible to the agent's type checks.
 		return redactingEntryStore{base, e}
@@ -77,6 +114,17 @@ func (s redactingStore) AppendMessage(m codec.Message) (string, error) {
 	return s.Store.AppendMessage(red)
 }
 
+// AppendModelChange redacts the names too: they come from the command line.
+func (s redactingStore) AppendModelChange(provider, modelID string) error {
+	return s.Store.AppendModelChange(s.r.RedactString(provider), s.r.RedactString(modelID))
+}
+
+// AppendThinkingLevel redacts the level too, so that every string the wrapper writes has
+// been through the redactor.
+func (s redactingStore) AppendThinkingLevel(level string) error {
+	return s.Store.AppendThinkingLevel(s.r.RedactString(level))
+}
+
 type entryAppender interface {
 	AppendEntry(typ string, fields []byte) (string, error)
 }
@@ -92,5 +140,5 @@ func (s redactingEntryStore) AppendEntry(typ string, fields []byte) (string, err
 	if len(fields) > 0 {
 		fields = s.r.RedactJSON(fields)
 	}
-	return s.entries.AppendEntry(typ, fields)
+	return s.entries.AppendEntry(s.r.RedactString(typ), fields)
 }

@@ -199,7 +199,7 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 		}
 		warn(plan.path, parent.Warnings)
 		s.Header = &codec.Header{Version: session.Version, ID: plan.id, Timestamp: now, Cwd: cwd, ParentSession: parent.Header.ID}
-		f, err := session.CreateFork(c.sessionDir(streams), *s.Header, parent)
+		f, err := session.CreateFork(c.sessionDir(streams), *s.Header, parent, c.RedactFlags.sessionLines())
 		if err != nil {
 			return nil, Fail(ExitUsage, "cannot create the session file: "+err.Error())
 		}
@@ -307,12 +307,8 @@ func (s *runSession) Send(kind, text string) error {
 	if s.stopped.Load() {
 		return errors.New("the run is stopping")
 	}
-	if kind == control.KindSteer {
-		ag.Steer(text)
-	} else {
-		ag.FollowUp(text)
-	}
-	return nil
+	// Refused, not lost, once the run has decided to end.
+	return ag.Offer(kind == control.KindSteer, text)
 }
 
 // runStatus is what the control socket's status reports.
@@ -477,6 +473,7 @@ func (c *RunCmd) detachedRun(streams *IO, id string) error {
 // detached run of the same session (whose file lock this run holds now).
 func (r *resident) open(dir string) error {
 	r.dir = dir
+	control.Prune(dir, time.Now().Add(-control.KeepEnded)) // each new stream tidies up old ones
 	if err := os.Remove(control.ExitPath(dir, r.id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

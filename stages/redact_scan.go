@@ -58,6 +58,16 @@ type RedactOptions struct {
 	Literals []RedactLiteral
 }
 
+// PatternError is a user pattern NewRedactor cannot use; the caller names the option it
+// came from.
+type PatternError struct {
+	Pattern string
+	Err     error
+}
+
+func (e *PatternError) Error() string { return fmt.Sprintf("pattern %q: %v", e.Pattern, e.Err) }
+func (e *PatternError) Unwrap() error { return e.Err }
+
 // MinLiteral is the shortest literal value accepted: shorter ones would redact ordinary text.
 const MinLiteral = 4
 
@@ -85,7 +95,7 @@ func NewRedactor(opts RedactOptions) (*Redactor, error) {
 	for i, p := range opts.Patterns {
 		up, err := compilePattern(p)
 		if err != nil {
-			return nil, fmt.Errorf("--pattern %q: %v", p, err)
+			return nil, &PatternError{Pattern: p, Err: err}
 		}
 		up.rule = len(r.ids)
 		r.ids = append(r.ids, fmt.Sprintf("pattern-%d", i+1))

@@ -13,6 +13,9 @@ type TextOptions struct {
 	Follow bool
 	// Thinking includes thinking blocks.
 	Thinking bool
+	// Verdict tells the verdict that decides whether the run completed what the stream
+	// cannot (gates configured, the run's stderr).
+	Verdict VerdictOptions
 }
 
 // Text writes the plain text a recorded run shows: by default what text mode prints, the
@@ -37,7 +40,7 @@ type Text struct {
 
 // NewText returns the text stage, writing to w.
 func NewText(w io.Writer, opts TextOptions) *Text {
-	return &Text{opts: opts, out: blockWriter{w: w}, verdict: NewVerdict(VerdictOptions{})}
+	return &Text{opts: opts, out: blockWriter{w: w}, verdict: NewVerdict(opts.Verdict)}
 }
 
 // Verdict is how the recorded run ended (valid after Flush): the final answer is written

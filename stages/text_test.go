@@ -113,24 +113,30 @@ func TestTextCompletionRules(t *testing.T) {
 			`"stopReason":"` + stop + `"` + extra + `,"timestamp":1}}`
 	}
 	start, end := `{"type":"agent_start"}`, `{"type":"agent_end","messages":[]}`
+	limit := stages.TextOptions{Verdict: stages.VerdictOptions{RunError: func() string { return "max-turns reached (1/1)" }}}
 	cases := []struct {
 		name, in, out, failure string
+		opts                   stages.TextOptions
 	}{
-		{"completed", lineList(start, user, answer("stop", "one"), end), "one!\n", ""},
-		{"last answer wins", lineList(start, answer("toolUse", "one"), answer("length", "two\\n2"), end), "two\n2!\n", ""},
-		{"error", lineList(start, answer("error", "partial"), end), "", "failed: the run ended in error: it broke"},
-		{"aborted", lineList(start, answer("aborted", "partial"), end), "", "failed: the run was aborted: it broke"},
-		{"recovered", lineList(start, answer("error", "x"), end, `{"type":"auto_retry_start"}`, start, answer("stop", "y"), end), "y!\n", ""},
-		{"cut inside a run", lineList(start, answer("stop", "one")), "", "failed: the stream ended inside an agent run (no agent_end)"},
-		{"no run", lineList(answer("stop", "one")), "", "failed: the stream holds no agent run"},
-		{"no answer", lineList(start, user, end), "", "failed: the run ended without an assistant message"},
-		{"empty", "", "", "failed: the stream is empty"},
-		{"stopped in tool calls", lineList(start, `{"type":"turn_start"}`, answer("toolUse", "one"), `{"type":"turn_end"}`, end), "",
-			"limit: the run stopped before it finished: its last turn ended in tool calls and no turn followed (a limit, or an interruption, stopped it)"},
-		{"invalid lines ignored", lineList("oops", start, answer("stop", "one"), end, "[1]"), "one!\n", ""},
+		{"completed", lineList(start, user, answer("stop", "one"), end), "one!\n", "", stages.TextOptions{}},
+		{"last answer wins", lineList(start, answer("toolUse", "one"), answer("length", "two\\n2"), end), "two\n2!\n", "", stages.TextOptions{}},
+		{"error", lineList(start, answer("error", "partial"), end), "", "failed: the run ended in error: it broke", stages.TextOptions{}},
+		{"aborted", lineList(start, answer("aborted", "partial"), end), "", "failed: the run was aborted: it broke", stages.TextOptions{}},
+		{"recovered", lineList(start, answer("error", "x"), end, `{"type":"auto_retry_start"}`, start, answer("stop", "y"), end), "y!\n", "", stages.TextOptions{}},
+		{"cut inside a run", lineList(start, answer("stop", "one")), "", "failed: the stream ended inside an agent run (no agent_end)", stages.TextOptions{}},
+		{"no run", lineList(answer("stop", "one")), "", "failed: the stream holds no agent run", stages.TextOptions{}},
+		{"no answer", lineList(start, user, end), "", "failed: the run ended without an assistant message", stages.TextOptions{}},
+		{"empty", "", "", "failed: the stream is empty", stages.TextOptions{}},
+		// A terminal toolUse completed (events.md's exit table); a limit shows only on stderr.
+		{"stopped in tool calls", lineList(start, `{"type":"turn_start"}`, answer("toolUse", "one"), `{"type":"turn_end"}`, end), "one!\n", "", stages.TextOptions{}},
+		{"stopped in tool calls by a limit", lineList(start, `{"type":"turn_start"}`, answer("toolUse", "one"), `{"type":"turn_end"}`, end), "",
+			"limit: max-turns reached (1/1)", limit},
+		{"gated, no gate ran", lineList(start, answer("stop", "one"), end), "", "gate: no gate ran after the agent's last message (a gate that has not run is not a passed gate)",
+			stages.TextOptions{Verdict: stages.VerdictOptions{Gated: true}}},
+		{"invalid lines ignored", lineList("oops", start, answer("stop", "one"), end, "[1]"), "one!\n", "", stages.TextOptions{}},
 	}
 	for _, c := range cases {
-		out, failure := text(t, []byte(c.in), stages.TextOptions{})
+		out, failure := text(t, []byte(c.in), c.opts)
 		if out != c.out || failure != c.failure {
 			t.Errorf("%s: got %q, failure %q; want %q, %q", c.name, out, failure, c.out, c.failure)
 		}

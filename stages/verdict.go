@@ -64,9 +64,8 @@ type Verdict struct {
 	gatesSeen bool
 	gateRound []bool // isError of each gate run since the last assistant message began
 
-	lastTurnToolUse bool // the last turn ended in tool calls and no turn followed
-	queued          int64
-	usage           usageTotals
+	queued int64
+	usage  usageTotals
 
 	final *VerdictSummary // decided by Flush
 }
@@ -120,9 +119,6 @@ func (v *Verdict) Push(f *Frame, _ Emit) error {
 		}
 	case codec.TypeTurnStart:
 		v.turns++
-		v.lastTurnToolUse = false
-	case codec.TypeTurnEnd:
-		v.lastTurnToolUse = v.hasTerminal && v.stopReason == codec.StopReasonToolUse
 	case codec.TypeMessageStart:
 		if role, _ := v.message(f); role == "assistant" {
 			v.hasTerminal = false
@@ -385,11 +381,12 @@ func (v *Verdict) decide(truncated bool, cut string) (status, reason string) {
 	if v.runs > 0 && !v.hasTerminal {
 		return VerdictFailed, "the run ended without an assistant message"
 	}
+	// A terminal toolUse is completed: the exit table of events.md names stop, length and
+	// toolUse alike. A limit that stopped the run after a turn of tool calls shows only in the
+	// run's stderr (RunError), as every limit does.
 	switch {
 	case strings.Contains(runErr, " reached ("):
 		return VerdictLimit, runErr
-	case v.lastTurnToolUse:
-		return VerdictLimit, "the run stopped before it finished: its last turn ended in tool calls and no turn followed (a limit, or an interruption, stopped it)"
 	case v.queued > 0:
 		return VerdictLimit, "the run stopped before it finished: " + strconv.FormatInt(v.queued, 10) + " queued prompt(s) never ran"
 	case runErr != "":

@@ -13,6 +13,10 @@ package provider
 //	high           thinking {type:enabled, budget_tokens:16384, display:summarized}
 //	xhigh          thinking {type:enabled, budget_tokens:32768, display:summarized}
 //
+// Models with adaptive thinking (Model.AdaptiveThinking) get thinking {type:adaptive,
+// display:summarized} and output_config {effort}: minimal and low → low, medium, high and
+// xhigh as named; off sends neither (the model's default).
+//
 // The budget must be at least 1024 and below max_tokens (the model's MaxTokens, 16384 when
 // the model does not say): it is capped at max_tokens-1024 so that the answer keeps room,
 // and thinking is left off when even 1024 does not fit. With thinking on, the request also
@@ -53,6 +57,15 @@ const (
 	anthropicRedactedText = "[Reasoning redacted]"
 )
 
+// anthropicEfforts maps a thinking level to the effort of a model with adaptive thinking.
+var anthropicEfforts = map[string]anthropic.OutputConfigEffort{
+	"minimal": anthropic.OutputConfigEffortLow,
+	"low":     anthropic.OutputConfigEffortLow,
+	"medium":  anthropic.OutputConfigEffortMedium,
+	"high":    anthropic.OutputConfigEffortHigh,
+	"xhigh":   anthropic.OutputConfigEffortXhigh,
+}
+
 // anthropicThinkingBudgets maps a thinking level to budget_tokens (see the table above).
 var anthropicThinkingBudgets = map[string]int64{
 	"minimal": 1024,
@@ -71,14 +84,10 @@ type anthropicProvider struct {
 // (the SDK adds /v1/messages). The key is sent as x-api-key. Nothing is read from the
 // environment: the caller resolved the key and the URL.
 func NewAnthropic(ep Endpoint) Provider {
-	httpClient := ep.HTTPClient
-	if httpClient == nil {
-		httpClient = http.DefaultClient
-	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithMaxRetries(0),
-		option.WithHTTPClient(httpClient),
+		option.WithHTTPClient(ep.client()),
 	}
 	if base := anthropicBaseURL(ep.BaseURL); base != "" {
 		opts = append(opts, option.WithBaseURL(base))
@@ -151,7 +160,12 @@ func anthropicParams(req Request) (anthropic.MessageNewParams, []option.RequestO
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: tool})
 	}
 	var opts []option.RequestOption
-	if budget, ok := anthropicThinkingBudget(req.Model, req.ThinkingLevel, maxTokens); ok {
+	if effort, ok := anthropicEfforts[req.ThinkingLevel]; ok && req.Model.Reasoning && req.Model.AdaptiveThinking {
+		params.Thinking = anthropic.ThinkingConfigParamUnion{OfAdaptive: &anthropic.ThinkingConfigAdaptiveParam{
+			Display: anthropic.ThinkingConfigAdaptiveDisplaySummarized,
+		}}
+		params.OutputConfig = anthropic.OutputConfigParam{Effort: effort}
+	} else if budget, ok := anthropicThinkingBudget(req.Model, req.ThinkingLevel, maxTokens); ok && !req.Model.AdaptiveThinking {
 		params.Thinking = anthropic.ThinkingConfigParamUnion{OfEnabled: &anthropic.ThinkingConfigEnabledParam{
 			BudgetTokens: budget,
 			Display:      "summarized",

@@ -314,6 +314,30 @@ func TestAnthropicThinkingLevels(t *testing.T) {
 	}
 }
 
+func TestAnthropicAdaptiveThinking(t *testing.T) {
+	for level, want := range map[string]string{"": "", "off": "", "minimal": "low", "low": "low",
+		"medium": "medium", "high": "high", "xhigh": "xhigh"} {
+		t.Run(level, func(t *testing.T) {
+			s, _ := loadScript(t, []byte(`{"responses":[{"text":["ok"]}]}`))
+			srv, p := anthropicServe(t, s)
+			req := anthropicRequest()
+			req.Model.Reasoning, req.Model.AdaptiveThinking, req.ThinkingLevel = true, true, level
+			if _, err := playEvents(context.Background(), p, req); err != nil {
+				t.Fatal(err)
+			}
+			body := requestBody(t, srv, 0)
+			if want == "" {
+				if body["thinking"] != nil || body["output_config"] != nil {
+					t.Errorf("thinking %v, output_config %v: want none", body["thinking"], body["output_config"])
+				}
+				return
+			}
+			anthropicSame(t, "thinking", body["thinking"], `{"type":"adaptive","display":"summarized"}`)
+			anthropicSame(t, "output_config", body["output_config"], `{"effort":"`+want+`"}`)
+		})
+	}
+}
+
 // TestAnthropicHistory checks how a conversation goes back to the API: thinking with its
 // signature unchanged, redacted thinking as its data, tool calls and all their results in
 // one user turn (errors flagged, images kept), ids the API accepts, other roles as user text,

@@ -2,7 +2,9 @@ package provider
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"time"
 )
 
 // The wire protocols ("api" of a model).
@@ -18,7 +20,28 @@ type Endpoint struct {
 	BaseURL    string            // "" is the API's public endpoint
 	APIKey     string            // sent the way the API expects it
 	Headers    map[string]string // extra headers on every request
-	HTTPClient *http.Client      // nil is http.DefaultClient
+	HTTPClient *http.Client      // nil is a client whose connection and header waits are bounded
+}
+
+// boundedClient waits at most 30 s to connect and 5 min for a response's headers, so that a
+// server that never answers ends as a (transient) timeout instead of a run that hangs. The
+// body has no deadline: a long answer streams as long as it takes.
+var boundedClient = &http.Client{Transport: &http.Transport{
+	Proxy:                 http.ProxyFromEnvironment,
+	DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	TLSHandshakeTimeout:   30 * time.Second,
+	ResponseHeaderTimeout: 5 * time.Minute,
+	IdleConnTimeout:       90 * time.Second,
+	MaxIdleConns:          10,
+	ForceAttemptHTTP2:     true,
+}}
+
+// client is the endpoint's HTTP client.
+func (ep Endpoint) client() *http.Client {
+	if ep.HTTPClient != nil {
+		return ep.HTTPClient
+	}
+	return boundedClient
 }
 
 // ForAPI returns the provider speaking api at ep.

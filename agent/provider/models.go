@@ -37,6 +37,8 @@ func builtinProviders() []*ProviderConfig {
 		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: true,
 			Cost: Prices{Input: in, Output: outPrice, CacheRead: in / 10, CacheWrite: in * 1.25}}
 	}
+	// Claude 4.6 and later think adaptively, from an effort level.
+	adaptive := func(m Model) Model { m.AdaptiveThinking = true; return m }
 	openai := func(id, name string, ctx, out int64, reasoning bool, in, outPrice, cached float64) Model {
 		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: reasoning,
 			Cost: Prices{Input: in, Output: outPrice, CacheRead: cached}}
@@ -46,13 +48,13 @@ func builtinProviders() []*ProviderConfig {
 			Name: "anthropic", API: APIAnthropicMessages, BaseURL: "https://api.anthropic.com",
 			APIKey: "ANTHROPIC_API_KEY", BuiltIn: true,
 			Models: []Model{
-				anthropic("claude-fable-5-1", "Claude Fable 5.1", 1_000_000, 128_000, 10, 50),
-				anthropic("claude-opus-5-5", "Claude Opus 5.5", 1_000_000, 128_000, 4, 20),
-				anthropic("claude-sonnet-5-5", "Claude Sonnet 5.5", 1_000_000, 128_000, 2, 10),
-				anthropic("claude-haiku-5-5", "Claude Haiku 5.5", 1_000_000, 128_000, 0.10, 0.50),
-				anthropic("claude-opus-5", "Claude Opus 5", 1_000_000, 128_000, 5, 25),
-				anthropic("claude-opus-4-6", "Claude Opus 4.6", 1_000_000, 128_000, 5, 25),
-				anthropic("claude-sonnet-4-6", "Claude Sonnet 4.6", 1_000_000, 64_000, 3, 15),
+				adaptive(anthropic("claude-fable-5-1", "Claude Fable 5.1", 1_000_000, 128_000, 10, 50)),
+				adaptive(anthropic("claude-opus-5-5", "Claude Opus 5.5", 1_000_000, 128_000, 4, 20)),
+				adaptive(anthropic("claude-sonnet-5-5", "Claude Sonnet 5.5", 1_000_000, 128_000, 2, 10)),
+				adaptive(anthropic("claude-haiku-5-5", "Claude Haiku 5.5", 1_000_000, 128_000, 0.10, 0.50)),
+				adaptive(anthropic("claude-opus-5", "Claude Opus 5", 1_000_000, 128_000, 5, 25)),
+				adaptive(anthropic("claude-opus-4-6", "Claude Opus 4.6", 1_000_000, 128_000, 5, 25)),
+				adaptive(anthropic("claude-sonnet-4-6", "Claude Sonnet 4.6", 1_000_000, 64_000, 3, 15)),
 				anthropic("claude-opus-4-5", "Claude Opus 4.5", 200_000, 64_000, 5, 25),
 				anthropic("claude-sonnet-4-5", "Claude Sonnet 4.5", 200_000, 64_000, 3, 15),
 				anthropic("claude-haiku-4-5", "Claude Haiku 4.5", 200_000, 64_000, 1, 5),
@@ -125,6 +127,7 @@ type modelsFile struct {
 			ID            string  `json:"id"`
 			Name          string  `json:"name"`
 			Reasoning     bool    `json:"reasoning"`
+			Adaptive      bool    `json:"adaptiveThinking"`
 			ContextWindow int64   `json:"contextWindow"`
 			MaxTokens     int64   `json:"maxTokens"`
 			Cost          *Prices `json:"cost"`
@@ -193,7 +196,8 @@ func (r *Registry) addFile(data []byte) error {
 			if m.ID == "" {
 				return fmt.Errorf("provider %q: model %d has no id", name, i+1)
 			}
-			model := Model{ID: m.ID, Name: m.Name, Reasoning: m.Reasoning, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens}
+			model := Model{ID: m.ID, Name: m.Name, Reasoning: m.Reasoning, AdaptiveThinking: m.Adaptive,
+				ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens}
 			if model.Name == "" {
 				model.Name = m.ID
 			}

@@ -88,13 +88,9 @@ func NewOpenAICompletions(ep Endpoint) Provider {
 // where requests go and how they are signed, an empty key sends no Authorization header (a
 // local server needs none), and the SDK's retries are off: our loop retries, visibly.
 func openaiOptions(ep Endpoint) []option.RequestOption {
-	client := ep.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
 	opts := []option.RequestOption{
 		option.WithEnvironmentProduction(),
-		option.WithHTTPClient(client),
+		option.WithHTTPClient(ep.client()),
 		option.WithMaxRetries(0),
 	}
 	if ep.BaseURL != "" {

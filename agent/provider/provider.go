@@ -26,7 +26,10 @@ type Model struct {
 	ContextWindow int64
 	MaxTokens     int64
 	Reasoning     bool
-	Cost          Prices
+	// AdaptiveThinking: the model decides how much to think from an effort level
+	// (Anthropic's thinking {type: adaptive} with output_config.effort) instead of a budget.
+	AdaptiveThinking bool
+	Cost             Prices
 }
 
 // ToolSpec is a tool as the model sees it.

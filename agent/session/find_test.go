@@ -168,7 +168,7 @@ func TestCreateFork(t *testing.T) {
 	dir := t.TempDir()
 	h := testHeader()
 	h.ParentSession = l.Header.ID
-	f, err := CreateFork(dir, h, l)
+	f, err := CreateFork(dir, h, l, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestCreateFork(t *testing.T) {
 	if des, _ := os.ReadDir(dir); len(des) != 1 {
 		t.Errorf("leftover files: %v", des)
 	}
-	if _, err := CreateFork(dir, h, l); !errors.Is(err, os.ErrExist) {
+	if _, err := CreateFork(dir, h, l, nil); !errors.Is(err, os.ErrExist) {
 		t.Errorf("forking onto an existing id: %v", err)
 	}
 }

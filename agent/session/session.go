@@ -297,10 +297,11 @@ func Resume(path string) (*File, *Loaded, error) {
 }
 
 // CreateFork creates a new session file in dir, as Create, that starts with the chain of
-// parent: the conversation so far, entry lines copied byte for byte, ids and links kept.
-// h.ParentSession should name the parent. The file appears whole or not at all: it is
+// parent: the conversation so far, entry lines copied byte for byte (or as rewrite returns
+// them, when it is not nil: redaction), ids and links kept. h.ParentSession should name the
+// parent. The file appears whole or not at all: it is
 // written under a temporary name and renamed.
-func CreateFork(dir string, h codec.Header, parent *Loaded) (*File, error) {
+func CreateFork(dir string, h codec.Header, parent *Loaded, rewrite func(line []byte) []byte) (*File, error) {
 	path, err := prepare(dir, &h)
 	if err != nil {
 		return nil, err
@@ -326,7 +327,11 @@ func CreateFork(dir string, h codec.Header, parent *Loaded) (*File, error) {
 	w := bufio.NewWriterSize(f, 256<<10)
 	w.Write(append(h.AppendJSON(nil), '\n'))
 	for _, e := range parent.Chain {
-		w.Write(e.Raw)
+		line := e.Raw
+		if rewrite != nil {
+			line = rewrite(line)
+		}
+		w.Write(line)
 		w.WriteByte('\n')
 	}
 	if err := w.Flush(); err != nil {

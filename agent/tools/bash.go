@@ -181,7 +181,7 @@ wait:
 			status = fmt.Sprintf("Command exited with code %d", exitErr.ExitCode())
 		}
 	}
-	res := Result{Details: d.encode()}
+	res := Result{Details: d.encode(), Status: status}
 	if status != "" {
 		res.IsError = true
 		text = appendNote(text, status)

@@ -43,6 +43,11 @@ type Result struct {
 	Content []codec.Content // *codec.TextContent / *codec.ImageContent
 	Details json.RawMessage // optional, e.g. {"truncation":{...},"fullOutputPath":"..."}; nil if none
 	IsError bool
+	// Status says how a command that did not succeed ended ("Command exited with code 1",
+	// "Command timed out after 5 seconds"); its text ends with this note. "" when the command
+	// exited 0 or the tool runs none. Not sent to the model: it is there for callers such as
+	// gates that need the outcome without reading the text.
+	Status string
 }
 
 // Options configure the tools.
