@@ -21,7 +21,9 @@ type CompactionSettings struct {
 	// (reason threshold) and when the provider reports an overflow (reason overflow, then
 	// the failed request runs again once). Manual compaction works either way.
 	Auto bool
-	// Reserve is the room kept free below the window for the next response.
+	// Reserve is the room kept free below the window for the next response; 0 picks
+	// DefaultCompactionReserve, but at most a quarter of the window, so that a small local
+	// model is not compacted at every turn.
 	Reserve int64
 	// Keep is about how many tokens of recent messages stay whole.
 	Keep int64
@@ -168,7 +170,11 @@ func usageStart(history []codec.Message) int {
 // nothing: the request goes out, and an overflow is handled when the provider reports it.
 func (a *Agent) compactIfNeeded(ctx context.Context, extra ...*codec.UserMessage) error {
 	c, window := a.cfg.Compaction, a.cfg.Model.ContextWindow
-	if !c.Auto || window <= 0 || a.contextTokens(extra...) <= window-c.Reserve {
+	reserve := c.Reserve
+	if reserve <= 0 {
+		reserve = min(DefaultCompactionReserve, window/4)
+	}
+	if !c.Auto || window <= 0 || a.contextTokens(extra...) <= window-reserve {
 		return nil
 	}
 	if !a.canCompact() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,6 +154,31 @@ func requests(t *testing.T, rec *bytes.Buffer) []map[string]any {
 		out = append(out, m)
 	}
 	return out
+}
+
+// The default reserve is at most a quarter of the window: a small model whose context is
+// half full is not compacted (a 16384-token reserve would exceed its whole window), one
+// whose context is nine tenths full is.
+func TestDefaultReserveFitsSmallWindows(t *testing.T) {
+	for _, c := range []struct {
+		input int64
+		want  int
+	}{{4000, 0}, {7200, 1}} {
+		s, _ := recordingScript(t, fmt.Sprintf(`{"responses":[
+		 {"text":"reading","tool_calls":[{"id":"c1","name":"hook","args":{}}],"usage":{"input":%d}},
+		 {"text":"THE SUMMARY"},
+		 {"text":"the answer","usage":{"input":500}}
+		]}`, c.input))
+		r := &recorder{}
+		a := New(Config{Provider: s, Model: provider.Model{ID: "m", ContextWindow: 8000}, Tools: []tools.Tool{&hookTool{}},
+			Store: session.NewMemory(), Emit: r.emit, Compaction: CompactionSettings{Auto: true, Keep: 1}}, nil)
+		if out := a.Prompt(context.Background(), userText("please read")); out.Failed() {
+			t.Fatalf("input %d: outcome %+v", c.input, out)
+		}
+		if got := len(eventsOf[*codec.CompactionEnd](r)); got != c.want {
+			t.Errorf("context %d of 8000 with the default reserve: %d compactions, want %d", c.input, got, c.want)
+		}
+	}
 }
 
 func TestThresholdCompactionReplacesOlderMessagesWithTheSummary(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 // limits, and gates. RunCmd embeds them.
 type LongRunFlags struct {
 	Compaction        string `enum:"on,off" default:"on" help:"Compact the context automatically when it nears the model's window or overflows it (a /compact prompt works either way)."`
-	CompactionReserve int64  `default:"16384" placeholder:"TOKENS" help:"Tokens kept free below the context window: compaction starts when the context reaches the window minus this."`
+	CompactionReserve int64  `placeholder:"TOKENS" help:"Tokens kept free below the context window: compaction starts when the context reaches the window minus this (default 16384, at most a quarter of the window)."`
 	CompactionKeep    int64  `default:"20000" placeholder:"TOKENS" help:"Tokens of recent messages a compaction keeps whole."`
 
 	Autonomous       bool          `help:"Keep working without a human: when the agent stops without saying it is done (the last line of its answer reading DONE), queue a continuation prompt. The limits below apply, with their defaults."`
