@@ -5,13 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // The messages of failures that have no provider text of their own. They say what was seen,
@@ -30,7 +33,7 @@ func HTTPError(status int, header http.Header, body []byte) *Error {
 	return &Error{
 		Status:     status,
 		Message:    msg,
-		Retryable:  RetryableStatus(status) || Transient(msg),
+		Retryable:  retryableHTTP(status, msg),
 		RetryAfter: RetryAfter(header),
 		Overflow:   status != 429 && ContextOverflow(msg),
 	}
@@ -89,6 +92,25 @@ func TransportError(err error) error {
 // flat message, prefixed with the error's code or type when it has one ("<type>: <message>");
 // a body that is not JSON is the message as it is, and an empty body says so.
 func BodyMessage(body []byte) string {
+	return capMessage(bodyMessage(body))
+}
+
+// maxMessage bounds an error message taken from a body: an HTML error page goes into every
+// errorMessage, turn_end and agent_end of the stream otherwise.
+const maxMessage = 2000
+
+func capMessage(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	cut := maxMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + fmt.Sprintf("… (%d bytes in all)", len(msg))
+}
+
+func bodyMessage(body []byte) string {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return MsgEmptyBody
@@ -169,12 +191,27 @@ func withCode(obj map[string]any, msg string) string {
 	return code + ": " + msg
 }
 
+// retryableHTTP: a transient status, an overloaded or rate-limit error whatever its status,
+// or a transient message with a status that does not say the request itself was wrong (a
+// 400 whose text mentions a timeout is still a bad request).
+func retryableHTTP(status int, msg string) bool {
+	return RetryableStatus(status) || containsAny(msg, overloadWords) ||
+		(status < 400 || status >= 500) && Transient(msg)
+}
+
 // Transient reports whether a provider message describes a transient failure.
 func Transient(msg string) bool {
+	return containsAny(msg, overloadWords) || containsAny(msg, []string{"timeout", "timed out", "connection reset",
+		"temporarily unavailable", "server_error", "api_error"})
+}
+
+// overloadWords name overloaded and rate-limited servers: transient whatever the status.
+var overloadWords = []string{"overloaded", "rate limit", "rate_limit", "ratelimit", "too many requests"}
+
+func containsAny(msg string, words []string) bool {
 	m := strings.ToLower(msg)
-	for _, s := range []string{"overloaded", "rate limit", "rate_limit", "ratelimit", "too many requests",
-		"timeout", "timed out", "connection reset", "temporarily unavailable", "server_error", "api_error"} {
-		if strings.Contains(m, s) {
+	for _, w := range words {
+		if strings.Contains(m, w) {
 			return true
 		}
 	}
@@ -184,14 +221,8 @@ func Transient(msg string) bool {
 // ContextOverflow reports whether a provider message says the request was larger than the
 // model's context window.
 func ContextOverflow(msg string) bool {
-	m := strings.ToLower(msg)
-	for _, s := range []string{"context_length_exceeded", "context length", "context window", "prompt is too long",
-		"maximum context", "too many tokens", "input is too long", "exceeds the context"} {
-		if strings.Contains(m, s) {
-			return true
-		}
-	}
-	return false
+	return containsAny(msg, []string{"context_length_exceeded", "context length", "context window", "prompt is too long",
+		"maximum context", "too many tokens", "input is too long", "exceeds the context"})
 }
 
 // RetryAfter is the delay a response asks for before the next attempt (retry-after-ms,
@@ -202,7 +233,7 @@ func RetryAfter(h http.Header) time.Duration {
 	}
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
+			return durationOf(ms, time.Millisecond)
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
@@ -210,10 +241,10 @@ func RetryAfter(h http.Header) time.Duration {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
+		if !(s > 0) { // also NaN
 			return 0
 		}
-		return time.Duration(s * float64(time.Second))
+		return durationOf(s, time.Second)
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := time.Until(t); d > 0 {
@@ -221,4 +252,13 @@ func RetryAfter(h http.Header) time.Duration {
 		}
 	}
 	return 0
+}
+
+// durationOf is n units as a duration, saturated at the longest one: a pause too long to
+// represent (retry-after: 1e300) must stay longer than any cap, not wrap to a negative.
+func durationOf(n float64, unit time.Duration) time.Duration {
+	if d := n * float64(unit); d < math.MaxInt64 {
+		return time.Duration(d)
+	}
+	return math.MaxInt64
 }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestHTTPError(t *testing.T) {
@@ -34,6 +37,8 @@ func TestHTTPError(t *testing.T) {
 		{409, `{"message":"conflict"}`, "409 conflict", true, false},
 		{400, `"{\"error\":{\"message\":\"double encoded\"}}"`, "400 double encoded", false, false},
 		{400, `{"detail":"no message field"}`, `400 {"detail":"no message field"}`, false, false},
+		{400, `{"error":{"message":"invalid value for timeout"}}`, "400 invalid value for timeout", false, false},
+		{503, `{"error":{"message":"upstream timeout"}}`, "503 upstream timeout", true, false},
 	}
 	for _, c := range cases {
 		e := HTTPError(c.status, nil, []byte(c.body))
@@ -60,6 +65,14 @@ func TestContextOverflow(t *testing.T) {
 	}
 }
 
+func TestLongBodiesAreCapped(t *testing.T) {
+	page := "<html>" + strings.Repeat("é", 3000) + "</html>"
+	e := HTTPError(502, nil, []byte(page))
+	if len(e.Message) > maxMessage+40 || !strings.HasSuffix(e.Message, fmt.Sprintf("… (%d bytes in all)", len(page))) || !utf8.ValidString(e.Message) {
+		t.Errorf("message of %d bytes: %q…", len(e.Message), e.Message[len(e.Message)-40:])
+	}
+}
+
 func TestRetryAfter(t *testing.T) {
 	h := func(kv ...string) http.Header {
 		out := http.Header{}
@@ -78,7 +91,14 @@ func TestRetryAfter(t *testing.T) {
 	if d := RetryAfter(h("Retry-After", date)); d < 25*time.Second || d > 31*time.Second {
 		t.Errorf("date: %v", d)
 	}
-	for _, v := range []string{"", "soon", "-3", "0"} {
+	// A pause too long to represent saturates instead of wrapping to a negative, which a
+	// cap on the pause would let through as "no wait asked".
+	for _, kv := range [][]string{{"Retry-After", "1e300"}, {"Retry-After", "+Inf"}, {"retry-after-ms", "1e300"}} {
+		if d := RetryAfter(h(kv...)); d != math.MaxInt64 {
+			t.Errorf("%q: %v, want the longest duration", kv, d)
+		}
+	}
+	for _, v := range []string{"", "soon", "-3", "0", "NaN"} {
 		if d := RetryAfter(h("Retry-After", v)); d != 0 {
 			t.Errorf("%q: %v", v, d)
 		}

@@ -107,6 +107,10 @@ func TestRegistryBadFiles(t *testing.T) {
 		{`{"providers":{"bad name":{"baseUrl":"http://h","api":"openai-completions"}}}`, "names are letters"},
 		{`{"providers":{"x":{"url":"http://h"}}}`, `unknown field "url"`},
 		{`{"providers":`, "unexpected EOF"},
+		// Syntax and type errors and unknown fields name the line they are on.
+		{"{\"providers\":{\n \"x\":{\"baseUrl\":\"http://h\",\"api\":\"openai-completions\",\n \"models\":[{\"id\":\"m\"},]}}}", "line 3: invalid character ']'"},
+		{"{\"providers\":{\n\n \"x\":{\"baseUrl\":\"http://h\",\"api\":\"openai-completions\",\n \"models\":[{\"id\":\"m\",\"contextWindow\":\"big\"}]}}}", "line 4: json: cannot unmarshal string"},
+		{"{\"providers\":{\n \"x\":{\n \"url\":\"http://h\"}}}", `line 3: json: unknown field "url"`},
 	} {
 		_, err := testRegistry(t, c.doc, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "models.json") {

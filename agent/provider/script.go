@@ -88,7 +88,7 @@ func (r *ScriptResponse) Error() *Error {
 	}
 	e := HTTPError(r.Status, h, r.Body)
 	e.Message = r.Message
-	e.Retryable = RetryableStatus(r.Status) || Transient(r.Message)
+	e.Retryable = retryableHTTP(r.Status, r.Message)
 	e.Overflow = r.Status != 429 && ContextOverflow(r.Message)
 	return e
 }
