@@ -44,46 +44,14 @@ func anthropicRequest() provider.Request {
 }
 
 // anthropicOutcome renders what a response amounts to, without what differs between
-// providers by nature (response ids, signatures, when metadata arrives): blocks in order
-// with their deltas joined, the finish with usage and cost, or the error in full.
+// providers by nature (response ids, signatures, when metadata arrives), with the error in
+// full.
 func anthropicOutcome(evs []provider.Event, err error) string {
-	var out []string
-	var delta strings.Builder
-	deltas := 0
-	flush := func() {
-		if deltas > 0 {
-			out = append(out, fmt.Sprintf("delta*%d(%s)", deltas, delta.String()))
-			delta.Reset()
-			deltas = 0
-		}
-	}
-	for _, e := range evs {
-		if e.Kind != provider.BlockDelta {
-			flush()
-		}
-		switch e.Kind {
-		case provider.BlockStart:
-			s := fmt.Sprintf("start#%d(%s", e.Block, e.BlockKind)
-			if e.BlockKind == "toolCall" {
-				s += " " + e.ToolCallID + " " + e.ToolName
-			}
-			out = append(out, s+")")
-		case provider.BlockDelta:
-			delta.WriteString(e.Delta)
-			deltas++
-		case provider.BlockEnd:
-			out = append(out, fmt.Sprintf("end#%d", e.Block))
-		case provider.Done:
-			u := e.Usage
-			out = append(out, fmt.Sprintf("done(%s %d/%d/%d/%d=%d %.2fµ$)", e.StopReason,
-				u.Input, u.Output, u.CacheRead, u.CacheWrite, u.TotalTokens, u.Cost.Total*1e6))
-		}
-	}
-	flush()
+	out := summarize(evs, false)
 	if err != nil {
-		out = append(out, anthropicErr(err))
+		out = strings.TrimSpace(out + " " + anthropicErr(err))
 	}
-	return strings.Join(out, " ")
+	return out
 }
 
 func anthropicErr(err error) string {
@@ -153,7 +121,7 @@ func TestAnthropicFaults(t *testing.T) {
 		"cut_at_start":      `start#0(text) error("the response stream was cut off before it finished" retryable=true overflow=false after=0s)`,
 		"no_finish":         `start#0(text) delta*1(all of it) end#0 error("the response stream ended without a finish reason" retryable=true overflow=false after=0s)`,
 		"length":            `start#0(text) delta*1(trunc) end#0 done(length 5/7/100/20=132 225.00µ$)`,
-		"empty_tool_args":   `start#0(toolCall t1 ls) end#0 done(toolUse 0/0/0/0=0 0.00µ$)`,
+		"empty_tool_args":   `start#0(toolCall t1 ls) end#0 done(toolUse 0/0/0/0=0)`,
 	}
 	for name, script := range anthropicFaults {
 		t.Run(name, func(t *testing.T) {

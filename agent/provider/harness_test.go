@@ -7,8 +7,10 @@ package provider_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/basecontext/base-context/agent/provider"
@@ -16,7 +18,7 @@ import (
 )
 
 // The scripts every protocol must play like the scripted provider: ours, and those of the
-// reference runs (absent outside the shared checkout).
+// reference runs.
 const (
 	ownScripts       = "../../testdata/scripts"
 	referenceScripts = "../../testdata/reference/scripts"
@@ -133,4 +135,51 @@ func referenceScript(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// summarize renders a response compactly, one token per event: blocks in order with their
+// deltas joined, the finish with its usage (and cost, when there is one); response ids only
+// with meta, since they differ between providers by nature.
+func summarize(evs []provider.Event, meta bool) string {
+	var out []string
+	var delta strings.Builder
+	deltas := 0
+	flush := func() {
+		if deltas > 0 {
+			out = append(out, fmt.Sprintf("delta*%d(%s)", deltas, delta.String()))
+			delta.Reset()
+			deltas = 0
+		}
+	}
+	for _, e := range evs {
+		if e.Kind != provider.BlockDelta {
+			flush()
+		}
+		switch e.Kind {
+		case provider.Metadata:
+			if meta {
+				out = append(out, "meta("+e.ResponseID+")")
+			}
+		case provider.BlockStart:
+			s := fmt.Sprintf("start#%d(%s", e.Block, e.BlockKind)
+			if e.BlockKind == "toolCall" {
+				s += " " + e.ToolCallID + " " + e.ToolName
+			}
+			out = append(out, s+")")
+		case provider.BlockDelta:
+			delta.WriteString(e.Delta)
+			deltas++
+		case provider.BlockEnd:
+			out = append(out, fmt.Sprintf("end#%d", e.Block))
+		case provider.Done:
+			u := e.Usage
+			done := fmt.Sprintf("done(%s %d/%d/%d/%d=%d", e.StopReason, u.Input, u.Output, u.CacheRead, u.CacheWrite, u.TotalTokens)
+			if u.Cost.Total != 0 {
+				done += fmt.Sprintf(" %.2fµ$", u.Cost.Total*1e6)
+			}
+			out = append(out, done+")")
+		}
+	}
+	flush()
+	return strings.Join(out, " ")
 }

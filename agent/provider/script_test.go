@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/basecontext/base-context/agent/provider"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,70 +18,20 @@ import (
 	"github.com/basecontext/base-context/codec"
 )
 
-const scriptReferenceDir = "../../testdata/reference/scripts"
-
-func scriptRequest() Request {
-	return Request{
-		Model:    Model{ID: "script-model", Provider: "script", API: "script"},
+func scriptRequest() provider.Request {
+	return provider.Request{
+		Model:    provider.Model{ID: "script-model", Provider: "script", API: "script"},
 		Messages: []codec.Message{&codec.UserMessage{Text: "hi", Timestamp: 1}},
-		Tools:    []ToolSpec{{Name: "read"}, {Name: "bash"}},
+		Tools:    []provider.ToolSpec{{Name: "read"}, {Name: "bash"}},
 	}
 }
 
 // scriptPlay runs one request, with the test's fast clock, and returns the events.
-func scriptPlay(t *testing.T, s *Script, req Request) ([]Event, error) {
+func scriptPlay(t *testing.T, s *provider.Script, req provider.Request) ([]provider.Event, error) {
 	t.Helper()
-	var evs []Event
-	err := s.Stream(context.Background(), req, func(e Event) { evs = append(evs, e) })
+	var evs []provider.Event
+	err := s.Stream(context.Background(), req, func(e provider.Event) { evs = append(evs, e) })
 	return evs, err
-}
-
-// scriptNoDelay drops the pacing so the reference scripts scriptPlay quickly.
-func scriptNoDelay(s *Script) *Script {
-	for i := range s.entries {
-		s.entries[i].Delay = 0
-	}
-	return s
-}
-
-// scriptSummary renders an event sequence compactly: one token per event, deltas of a block
-// joined.
-func scriptSummary(evs []Event) string {
-	var out []string
-	var delta strings.Builder
-	deltas := 0
-	flush := func() {
-		if deltas > 0 {
-			out = append(out, fmt.Sprintf("delta*%d(%s)", deltas, delta.String()))
-			delta.Reset()
-			deltas = 0
-		}
-	}
-	for _, e := range evs {
-		if e.Kind != BlockDelta {
-			flush()
-		}
-		switch e.Kind {
-		case Metadata:
-			out = append(out, "meta("+e.ResponseID+")")
-		case BlockStart:
-			s := fmt.Sprintf("start#%d(%s", e.Block, e.BlockKind)
-			if e.BlockKind == "toolCall" {
-				s += " " + e.ToolCallID + " " + e.ToolName
-			}
-			out = append(out, s+")")
-		case BlockDelta:
-			delta.WriteString(e.Delta)
-			deltas++
-		case BlockEnd:
-			out = append(out, fmt.Sprintf("end#%d", e.Block))
-		case Done:
-			out = append(out, fmt.Sprintf("done(%s %d/%d/%d/%d=%d)", e.StopReason,
-				e.Usage.Input, e.Usage.Output, e.Usage.CacheRead, e.Usage.CacheWrite, e.Usage.TotalTokens))
-		}
-	}
-	flush()
-	return strings.Join(out, " ")
 }
 
 func TestScriptReference(t *testing.T) {
@@ -128,23 +79,23 @@ func TestScriptReference(t *testing.T) {
 			`meta(script-1) start#0(text) delta*4(Answer from an unlisted model id.) end#0 done(stop 120/4/0/0=124)`,
 		},
 	}
-	files, _ := filepath.Glob(filepath.Join(scriptReferenceDir, "*.json"))
+	files, _ := filepath.Glob(filepath.Join(referenceScripts, "*.json"))
 	if len(files) == 0 {
-		t.Fatal("no reference scripts in " + scriptReferenceDir)
+		t.Fatal("no reference scripts in " + referenceScripts)
 	}
 	for _, file := range files {
 		name := filepath.Base(file)
 		t.Run(name, func(t *testing.T) {
-			s, err := LoadScript(file)
+			data, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			scriptNoDelay(s)
+			s, _ := loadScript(t, data)
 			exp, ok := want[name]
 			if !ok {
 				// Scripts without an expectation (f_long) must at least scriptPlay cleanly.
 				evs, err := scriptPlay(t, s, scriptRequest())
-				if err != nil || len(evs) < 2 || evs[len(evs)-1].Kind != Done {
+				if err != nil || len(evs) < 2 || evs[len(evs)-1].Kind != provider.Done {
 					t.Fatalf("play: %v, %d events", err, len(evs))
 				}
 				return
@@ -153,7 +104,7 @@ func TestScriptReference(t *testing.T) {
 				evs, err := scriptPlay(t, s, scriptRequest())
 				var got string
 				if err != nil {
-					var pe *Error
+					var pe *provider.Error
 					if !errors.As(err, &pe) {
 						t.Fatalf("request %d: %v", i+1, err)
 					}
@@ -166,7 +117,7 @@ func TestScriptReference(t *testing.T) {
 					}
 					got = fmt.Sprintf("error %d %s %s", pe.Status, pe.Message, r)
 				} else {
-					got = scriptSummary(evs)
+					got = summarize(evs, true)
 				}
 				if got != w {
 					t.Errorf("request %d:\n got %s\nwant %s", i+1, got, w)
@@ -180,22 +131,23 @@ func TestScriptReference(t *testing.T) {
 }
 
 func TestScriptLongReference(t *testing.T) {
-	s, err := LoadScript(filepath.Join(scriptReferenceDir, "f_long.json"))
+	data, err := os.ReadFile(filepath.Join(referenceScripts, "f_long.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs, err := scriptPlay(t, scriptNoDelay(s), scriptRequest())
+	s, _ := loadScript(t, data)
+	evs, err := scriptPlay(t, s, scriptRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Metadata, start, 2000 deltas, end, done.
+	// provider.Metadata, start, 2000 deltas, end, done.
 	if len(evs) != 2004 || evs[2].Delta != "0000 " || evs[2001].Delta != "1999 " {
 		t.Errorf("got %d events", len(evs))
 	}
 }
 
 func TestScriptEmptyBlocksAndFinishReason(t *testing.T) {
-	s, err := ParseScript([]byte(`{"responses":[
+	s, err := provider.ParseScript([]byte(`{"responses":[
 		{"thinking":[],"text":[],"usage":{"input":1,"output":2}},
 		{},
 		{"text":["x"],"finish_reason":"length","usage":{"input":5,"output":7,"cacheRead":11,"cacheWrite":13}},
@@ -218,11 +170,11 @@ func TestScriptEmptyBlocksAndFinishReason(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := scriptSummary(evs); got != w {
+		if got := summarize(evs, true); got != w {
 			t.Errorf("request %d:\n got %s\nwant %s", i+1, got, w)
 		}
 		for _, e := range evs {
-			if e.Kind == Done && !e.HasUsage {
+			if e.Kind == provider.Done && !e.HasUsage {
 				t.Errorf("request %d: Done without HasUsage", i+1)
 			}
 		}
@@ -230,12 +182,12 @@ func TestScriptEmptyBlocksAndFinishReason(t *testing.T) {
 }
 
 func TestScriptCost(t *testing.T) {
-	s, err := ParseScript([]byte(`{"responses":[{"text":["a"],"usage":{"input":1000000,"output":500000,"cacheRead":2000,"cacheWrite":100}}]}`))
+	s, err := provider.ParseScript([]byte(`{"responses":[{"text":["a"],"usage":{"input":1000000,"output":500000,"cacheRead":2000,"cacheWrite":100}}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := scriptRequest()
-	req.Model.Cost = Prices{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}
+	req.Model.Cost = provider.Prices{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}
 	evs, err := scriptPlay(t, s, req)
 	if err != nil {
 		t.Fatal(err)
@@ -281,13 +233,13 @@ func TestScriptErrorEntries(t *testing.T) {
 		{`{"status":400,"message":"m","headers":{"retry-after":"1","x-n":2}}`, 400, "m", false},
 	}
 	for _, c := range cases {
-		s, err := ParseScript([]byte(`{"responses":[` + c.entry + `]}`))
+		s, err := provider.ParseScript([]byte(`{"responses":[` + c.entry + `]}`))
 		if err != nil {
 			t.Errorf("%s: %v", c.entry, err)
 			continue
 		}
 		evs, err := scriptPlay(t, s, scriptRequest())
-		var pe *Error
+		var pe *provider.Error
 		if !errors.As(err, &pe) {
 			t.Errorf("%s: got %v, want *Error", c.entry, err)
 			continue
@@ -320,26 +272,26 @@ func TestParseScriptErrors(t *testing.T) {
 		`{"responses":[{"delay_ms":-5}]}`,
 		`{"responses":[{"usage":{"input":"x"}}]}`,
 	} {
-		if _, err := ParseScript([]byte(in)); err == nil {
+		if _, err := provider.ParseScript([]byte(in)); err == nil {
 			t.Errorf("ParseScript(%s): want error", in)
 		}
 	}
-	if _, err := LoadScript(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+	if _, err := provider.LoadScript(filepath.Join(t.TempDir(), "missing.json")); err == nil {
 		t.Error("LoadScript of a missing file: want error")
 	}
 }
 
 func TestScriptCancelDuringDelay(t *testing.T) {
-	s, err := ParseScript([]byte(`{"responses":[{"text":["a","b","c","d"],"delay_ms":40}]}`))
+	s, err := provider.ParseScript([]byte(`{"responses":[{"text":["a","b","c","d"],"delay_ms":40}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var evs []Event
+	var evs []provider.Event
 	start := time.Now()
-	err = s.Stream(ctx, scriptRequest(), func(e Event) {
+	err = s.Stream(ctx, scriptRequest(), func(e provider.Event) {
 		evs = append(evs, e)
-		if e.Kind == BlockDelta && e.Delta == "b" {
+		if e.Kind == provider.BlockDelta && e.Delta == "b" {
 			cancel()
 		}
 	})
@@ -349,13 +301,13 @@ func TestScriptCancelDuringDelay(t *testing.T) {
 	if elapsed := time.Since(start); elapsed > 2*time.Second {
 		t.Errorf("took %v", elapsed)
 	}
-	if got := scriptSummary(evs); got != "meta(script-1) start#0(text) delta*2(ab)" {
+	if got := summarize(evs, true); got != "meta(script-1) start#0(text) delta*2(ab)" {
 		t.Errorf("events before cancel: %s", got)
 	}
 
 	// A context already done plays nothing.
 	evs = nil
-	err = s.Stream(ctx, scriptRequest(), func(e Event) { evs = append(evs, e) })
+	err = s.Stream(ctx, scriptRequest(), func(e provider.Event) { evs = append(evs, e) })
 	if !errors.Is(err, context.Canceled) || len(evs) != 0 {
 		t.Errorf("done context: %v, %d events", err, len(evs))
 	}
@@ -364,7 +316,7 @@ func TestScriptCancelDuringDelay(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 60*time.Millisecond)
 	defer cancel2()
 	evs = nil
-	err = s.Stream(ctx2, scriptRequest(), func(e Event) { evs = append(evs, e) })
+	err = s.Stream(ctx2, scriptRequest(), func(e provider.Event) { evs = append(evs, e) })
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
@@ -374,7 +326,7 @@ func TestScriptCancelDuringDelay(t *testing.T) {
 }
 
 func TestScriptDelayPaces(t *testing.T) {
-	s, err := ParseScript([]byte(`{"responses":[{"text":["a","b","c"],"delay_ms":15}]}`))
+	s, err := provider.ParseScript([]byte(`{"responses":[{"text":["a","b","c"],"delay_ms":15}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +340,7 @@ func TestScriptDelayPaces(t *testing.T) {
 }
 
 func TestScriptConcurrent(t *testing.T) {
-	s, err := ParseScript([]byte(`{"responses":[{"text":["1"]},{"text":["2"]},{"text":["3"]}]}`))
+	s, err := provider.ParseScript([]byte(`{"responses":[{"text":["1"]},{"text":["2"]},{"text":["3"]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,8 +352,8 @@ func TestScriptConcurrent(t *testing.T) {
 	for range n {
 		wg.Go(func() {
 			var id string
-			err := s.Stream(context.Background(), scriptRequest(), func(e Event) {
-				if e.Kind == Metadata {
+			err := s.Stream(context.Background(), scriptRequest(), func(e provider.Event) {
+				if e.Kind == provider.Metadata {
 					id = e.ResponseID
 				}
 			})
@@ -429,7 +381,7 @@ func TestScriptConcurrent(t *testing.T) {
 }
 
 func TestScriptRecord(t *testing.T) {
-	s, err := ParseScript([]byte(`{"responses":[{"text":["ok"]}]}`))
+	s, err := provider.ParseScript([]byte(`{"responses":[{"text":["ok"]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
