@@ -256,10 +256,8 @@ func (a *Agent) promptOnce(ctx context.Context, users ...*codec.UserMessage) Out
 			continue
 		}
 		delay := max(a.cfg.Retry.BaseDelay<<retry, fail.retryAfter)
-		// A provider that asks for a longer pause than the cap is not retried: waiting less
-		// than it asked would only fail again.
 		again := failed && fail.retryable && retry < a.cfg.Retry.MaxRetries && ctx.Err() == nil && a.emitFailed() == nil &&
-			(a.cfg.Retry.MaxDelay <= 0 || fail.retryAfter <= a.cfg.Retry.MaxDelay)
+			!a.waitTooLong(fail, retry)
 		if !again {
 			if failed && retry > 0 {
 				a.emit(&codec.AutoRetryEnd{Success: false, Attempt: int64(retry), FinalError: final.ErrorMessage})
@@ -275,6 +273,14 @@ func (a *Agent) promptOnce(ctx context.Context, users ...*codec.UserMessage) Out
 			return Outcome{Final: final, Err: a.emitFailed()}
 		}
 	}
+}
+
+// waitTooLong reports whether a transient failure that retry attempt n would retry asks
+// for a longer pause than the cap: it is not retried, since waiting less than the provider
+// asked would only fail again.
+func (a *Agent) waitTooLong(fail failure, retry int) bool {
+	p := a.cfg.Retry
+	return fail.retryable && retry < p.MaxRetries && p.MaxDelay > 0 && fail.retryAfter > p.MaxDelay
 }
 
 // failure says what kind of failure a response ended in.
@@ -368,6 +374,11 @@ func (a *Agent) respond(ctx context.Context, retry int) (msg *codec.AssistantMes
 		fail.retryable, fail.retryAfter, fail.overflow = perr.Retryable, perr.RetryAfter, perr.Overflow
 	}
 	asm.finish(err, ctx.Err() != nil)
+	if msg.StopReason == codec.StopReasonError && a.waitTooLong(fail, retry) {
+		// The retry is refused below; the message says why, where the user sees the error.
+		msg.ErrorMessage += ": the provider asked to wait " + formatDuration(fail.retryAfter) +
+			", more than --max-retry-delay " + formatDuration(a.cfg.Retry.MaxDelay)
+	}
 	a.use.tokens += msg.Usage.TotalTokens
 	a.emit(&codec.MessageEnd{Message: msg})
 	if retry > 0 && msg.StopReason != codec.StopReasonError {

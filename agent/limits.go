@@ -59,12 +59,22 @@ func (a *Agent) limitReached() *LimitError {
 	return nil
 }
 
-// formatDuration shows a duration to the millisecond below a minute, to the second above.
+// formatDuration shows a duration to the millisecond below a minute, to the second above,
+// in whole days from two days on (a Retry-After of 1e300 is "106752 days", not
+// "2562047h47m16.854775807s").
 func formatDuration(d time.Duration) string {
-	if d < time.Minute {
+	const day = 24 * time.Hour
+	switch {
+	case d < time.Minute:
 		return d.Round(time.Millisecond).String()
+	case d < 2*day:
+		return d.Round(time.Second).String()
 	}
-	return d.Round(time.Second).String()
+	days := d / day
+	if d%day >= day/2 {
+		days++
+	}
+	return strconv.FormatInt(int64(days), 10) + " days"
 }
 
 // doneMarker is how the model says, in an autonomous run without gates, that the task is

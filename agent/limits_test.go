@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,10 @@ func TestFormatDuration(t *testing.T) {
 		46*time.Millisecond + 300*time.Microsecond: "46ms",
 		1500 * time.Millisecond:                    "1.5s",
 		31*time.Minute + 2500*time.Millisecond:     "31m3s",
+		time.Hour:                                  "1h0m0s",
+		47 * time.Hour:                             "47h0m0s",
+		60 * time.Hour:                             "3 days",
+		math.MaxInt64:                              "106752 days",
 	} {
 		if got := formatDuration(d); got != want {
 			t.Errorf("%v: %q, want %q", d, got, want)
