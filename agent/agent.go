@@ -73,8 +73,12 @@ type Agent struct {
 
 	mu      sync.Mutex
 	emitErr error
+	saveErr *SaveError // the first write to the session that failed: nothing is saved after it
 
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
+
+	// repaired is set once the history's unanswered tool calls are answered (Prompt).
+	repaired bool
 
 	queue queue // steering messages and follow-ups (queue.go)
 }
@@ -100,6 +104,9 @@ type Outcome struct {
 	Final *codec.AssistantMessage
 	// Err is set when the stream could not be written; the run stopped early.
 	Err error
+	// SaveErr is set when the session could not be written; the run stopped early (its
+	// last message aborted, saying why) and what followed is not in the session.
+	SaveErr *SaveError
 	// CompactionErr is a compaction that failed and stopped the run.
 	CompactionErr error
 	// Limit is the limit that stopped the run before it finished.
@@ -110,9 +117,10 @@ type Outcome struct {
 	command bool // the last prompt was a session command (/compact), not a model run
 }
 
-// Failed reports whether the run ended in error or aborted, or a compaction failed.
+// Failed reports whether the run ended in error or aborted, or a compaction or a save
+// failed.
 func (o Outcome) Failed() bool {
-	if o.CompactionErr != nil {
+	if o.CompactionErr != nil || o.SaveErr != nil {
 		return true
 	}
 	if o.Final == nil {
@@ -128,8 +136,62 @@ func (a *Agent) emit(e codec.Event) {
 		return
 	}
 	if a.emitErr = a.cfg.Emit(e); a.emitErr != nil && a.cancel != nil {
-		a.cancel() // nobody reads the stream any more: stop working
+		a.cancel(nil) // nobody reads the stream any more: stop working
 	}
+}
+
+// SaveError is a write to the session that failed: the run ends, since going on would
+// do work the session does not record.
+type SaveError struct{ Err error }
+
+// Error reads "cannot save the session: <why>".
+func (e *SaveError) Error() string { return "cannot save the session: " + e.Err.Error() }
+
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// saveFailed is the session write that failed, nil while every one succeeded.
+func (a *Agent) saveFailed() *SaveError {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.saveErr
+}
+
+// store runs one write to the session, unless an earlier one failed (a session with a gap
+// would be resumed as if nothing were missing). A failure aborts the running prompt.
+func (a *Agent) store(write func(session.Store) error) error {
+	if a.cfg.Store == nil {
+		return nil
+	}
+	if err := a.saveFailed(); err != nil {
+		return err
+	}
+	err := write(a.cfg.Store)
+	if err == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.saveErr == nil {
+		a.saveErr = &SaveError{Err: err}
+		if a.cancel != nil {
+			a.cancel(a.saveErr)
+		}
+	}
+	return a.saveErr
+}
+
+// saveEntry appends an entry of another type than message (a compaction, a custom entry)
+// to a session that takes them.
+func (a *Agent) saveEntry(typ string, fields []byte) error {
+	return a.store(func(s session.Store) error {
+		if e, ok := s.(interface {
+			AppendEntry(typ string, fields []byte) (string, error)
+		}); ok {
+			_, err := e.AppendEntry(typ, fields)
+			return err
+		}
+		return nil // no session to record it in
+	})
 }
 
 func (a *Agent) emitFailed() error {
@@ -140,17 +202,34 @@ func (a *Agent) emitFailed() error {
 
 func (a *Agent) nowMs() int64 { return a.cfg.Now().UnixMilli() }
 
-// save appends m to the session and returns its entry id ("" when it has none).
+// save appends m to the session and returns its entry id ("" when it has none, or the
+// write failed: that ends the run, see store).
 func (a *Agent) save(m codec.Message) string {
-	if a.cfg.Store == nil {
-		return ""
-	}
-	id, err := a.cfg.Store.AppendMessage(m)
-	if err != nil {
-		return "" // a session that cannot be written must not stop the run
-	}
+	var id string
+	a.store(func(s session.Store) (err error) {
+		id, err = s.AppendMessage(m)
+		return err
+	})
 	return id
 }
+
+// answerUnansweredCalls gives each tool call of the history that has no result (its run
+// was killed during its tools) an error result, in the session and in the context, before
+// the conversation goes on: providers refuse a call without its result.
+func (a *Agent) answerUnansweredCalls() {
+	if a.repaired {
+		return
+	}
+	a.repaired = true
+	for _, c := range session.UnansweredCalls(a.history) {
+		r := &codec.ToolResultMessage{ToolCallID: c.ID, ToolName: c.Name, IsError: true, Timestamp: a.nowMs(),
+			Content: []codec.Content{&codec.TextContent{Text: UnfinishedToolText}}}
+		a.keep(r, a.save(r))
+	}
+}
+
+// UnfinishedToolText is the result given to a tool call its run never answered.
+const UnfinishedToolText = "the run ended before this tool finished"
 
 // keep adds a message to the context, with its session entry id.
 func (a *Agent) keep(m codec.Message, id string) {
@@ -158,29 +237,35 @@ func (a *Agent) keep(m codec.Message, id string) {
 	a.ids = append(a.ids, id)
 }
 
-// Prompt runs one prompt to its end: turns until the assistant stops, retrying transient
+// Prompt runs one prompt to its end (users are its messages, which open the first turn
+// together; they are usually one): turns until the assistant stops, retrying transient
 // provider failures; then the queued follow-ups, each a run of its own. In an autonomous run
 // the agent is then checked: gates run, or a continuation prompt is queued, until it is done
 // or a limit stops it. A "/compact [instructions]" prompt compacts the context instead of
 // going to the model. ctx cancellation aborts the run cleanly.
-func (a *Agent) Prompt(ctx context.Context, user *codec.UserMessage) Outcome {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+func (a *Agent) Prompt(ctx context.Context, users ...*codec.UserMessage) (out Outcome) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	a.mu.Lock()
 	a.cancel = cancel
 	a.mu.Unlock()
 	a.beginQueue()
-	defer a.endQueue()
+	defer func() {
+		a.endQueue(ctx)
+		out.SaveErr = a.saveFailed()
+	}()
 	a.use = usage{start: a.cfg.Now()}
 	a.compactionErr = nil
+	a.answerUnansweredCalls()
 
-	var out Outcome
 	if len(a.cfg.Gates.Commands) > 0 {
 		out.Gates = &GateReport{}
 	}
-	var next []*codec.UserMessage
-	if user != nil {
-		next = append(next, user)
+	var next []*codec.UserMessage // the messages that open the first turn
+	for _, u := range users {
+		if u != nil {
+			next = append(next, u)
+		}
 	}
 	for {
 		if instructions, ok := compactCommand(only(next)); ok {
@@ -330,6 +415,13 @@ func (a *Agent) run(ctx context.Context, users []*codec.UserMessage, retry int) 
 			added = append(added, r)
 		}
 		a.emit(&codec.TurnEnd{Message: final, ToolResults: results})
+		if a.saveFailed() != nil && a.emitFailed() == nil {
+			// The session lost a message of this turn: the run ends with an aborted
+			// message saying why, in a turn of its own (the model is not called).
+			pending = nil
+			a.emit(&codec.TurnStart{})
+			continue
+		}
 		if ctx.Err() != nil || a.emitFailed() != nil {
 			// Aborted while tools ran: the run ends here, with the tools' results kept.
 			break
@@ -374,6 +466,9 @@ func (a *Agent) respond(ctx context.Context, retry int) (msg *codec.AssistantMes
 		fail.retryable, fail.retryAfter, fail.overflow = perr.Retryable, perr.RetryAfter, perr.Overflow
 	}
 	asm.finish(err, ctx.Err() != nil)
+	if serr := a.saveFailed(); serr != nil && msg.StopReason == codec.StopReasonAborted {
+		msg.ErrorMessage = serr.Error()
+	}
 	if msg.StopReason == codec.StopReasonError && a.waitTooLong(fail, retry) {
 		// The retry is refused below; the message says why, where the user sees the error.
 		msg.ErrorMessage += ": the provider asked to wait " + formatDuration(fail.retryAfter) +
@@ -435,6 +530,14 @@ func errorResult(text string) tools.Result {
 }
 
 func (a *Agent) execute(ctx context.Context, c *codec.ToolCall) (res tools.Result) {
+	if ctx.Err() != nil {
+		// Aborted before the tool started (or its call could not be saved): it does not run.
+		why := "the run was aborted"
+		if serr := a.saveFailed(); serr != nil {
+			why = serr.Error()
+		}
+		return errorResult("Tool " + c.Name + " was not run: " + why)
+	}
 	var tool tools.Tool
 	for _, t := range a.cfg.Tools {
 		if t.Name() == c.Name {

@@ -250,17 +250,8 @@ func (a *Agent) compact(ctx context.Context, reason, instructions string, willRe
 
 // saveCompaction appends the compaction entry to the session.
 func (a *Agent) saveCompaction(r *codec.CompactionResult) error {
-	s, ok := a.cfg.Store.(interface {
-		AppendEntry(typ string, fields []byte) (string, error)
-	})
-	if !ok {
-		return nil // no session to record it in
-	}
 	fields := session.CompactionFields(r.Summary, r.FirstKeptEntryID, r.TokensBefore, r.Details)
-	if _, err := s.AppendEntry(session.TypeCompaction, fields); err != nil {
-		return fmt.Errorf("cannot save the compaction: %w", err)
-	}
-	return nil
+	return a.saveEntry(session.TypeCompaction, fields)
 }
 
 // cutPoint is the index of the first message kept: the latest place where about Keep

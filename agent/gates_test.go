@@ -194,7 +194,7 @@ func TestSteeringThatArrivesWhileGatesRunIsDeliveredAndTheGatesRunAgain(t *testi
 			// goroutine, so the queue can be changed directly).
 			steered = true
 			a.queue.mu.Lock()
-			a.queue.steering = append(a.queue.steering, "also do this")
+			a.queue.steering = append(a.queue.steering, queued{text: "also do this", offered: true})
 			a.queue.mu.Unlock()
 		}
 		return emit(e)

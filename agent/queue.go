@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"sync"
 
+	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
 )
 
@@ -18,8 +20,8 @@ const previewRunes = 200
 // starts, in one snapshot with the active turn.
 type queue struct {
 	mu        sync.Mutex
-	steering  []string
-	followUps []string
+	steering  []queued
+	followUps []queued
 	running   bool // a Prompt is in progress
 	shown     bool // a snapshot was emitted during this Prompt: its end is reported too
 
@@ -28,12 +30,21 @@ type queue struct {
 	ended bool
 }
 
+// queued is a waiting prompt. offered: it came from outside the run (Offer, from `send`),
+// so if the run ends without delivering it, it is saved as undelivered for the next resume
+// (the run's own prompts, follow-ups given with the first and continuation prompts, are
+// not: they belong to this run).
+type queued struct {
+	text    string
+	offered bool
+}
+
 // Steer queues a message for the running prompt: it is delivered as a user message at the
 // next turn boundary, in the same run. Safe to call from any goroutine.
 func (a *Agent) Steer(text string) {
 	a.queue.mu.Lock()
 	defer a.queue.mu.Unlock()
-	a.queue.steering = append(a.queue.steering, text)
+	a.queue.steering = append(a.queue.steering, queued{text: text})
 	a.reportQueueLocked()
 }
 
@@ -42,7 +53,7 @@ func (a *Agent) Steer(text string) {
 func (a *Agent) FollowUp(text string) {
 	a.queue.mu.Lock()
 	defer a.queue.mu.Unlock()
-	a.queue.followUps = append(a.queue.followUps, text)
+	a.queue.followUps = append(a.queue.followUps, queued{text: text})
 	a.reportQueueLocked()
 }
 
@@ -53,17 +64,20 @@ var ErrQueueEnded = errors.New("the run is finishing: the message would not be d
 // Offer queues a message from outside the run (steer: a steering message, else a follow-up)
 // if it can still be delivered: once the running prompt has decided to end, it is refused
 // with ErrQueueEnded rather than accepted and lost. Before the first prompt it is accepted,
-// as Steer and FollowUp are. Safe to call from any goroutine.
+// as Steer and FollowUp are. A message accepted is delivered, or, when the prompt is
+// stopped or fails first, saved in the session as undelivered (endQueue). Safe to call
+// from any goroutine.
 func (a *Agent) Offer(steer bool, text string) error {
 	a.queue.mu.Lock()
 	defer a.queue.mu.Unlock()
 	if a.queue.ended {
 		return ErrQueueEnded
 	}
+	q := queued{text: text, offered: true}
 	if steer {
-		a.queue.steering = append(a.queue.steering, text)
+		a.queue.steering = append(a.queue.steering, q)
 	} else {
-		a.queue.followUps = append(a.queue.followUps, text)
+		a.queue.followUps = append(a.queue.followUps, q)
 	}
 	a.reportQueueLocked()
 	return nil
@@ -86,7 +100,7 @@ func (a *Agent) endIfIdle() bool {
 func (a *Agent) Queued() (steering, followUps []string) {
 	a.queue.mu.Lock()
 	defer a.queue.mu.Unlock()
-	return append([]string{}, a.queue.steering...), append([]string{}, a.queue.followUps...)
+	return texts(a.queue.steering), texts(a.queue.followUps)
 }
 
 // takeSteering removes and returns the steering messages, as user messages.
@@ -97,8 +111,8 @@ func (a *Agent) takeSteering() []*codec.UserMessage {
 		return nil
 	}
 	msgs := make([]*codec.UserMessage, len(a.queue.steering))
-	for i, text := range a.queue.steering {
-		msgs[i] = a.userMessage(text)
+	for i, q := range a.queue.steering {
+		msgs[i] = a.userMessage(q.text)
 	}
 	a.queue.steering = nil
 	a.reportQueueLocked()
@@ -126,10 +140,10 @@ func (a *Agent) takeFollowUp() *codec.UserMessage {
 	if len(a.queue.followUps) == 0 {
 		return nil
 	}
-	text := a.queue.followUps[0]
+	q := a.queue.followUps[0]
 	a.queue.followUps = a.queue.followUps[1:]
 	a.reportQueueLocked()
-	return a.userMessage(text)
+	return a.userMessage(q.text)
 }
 
 func (a *Agent) userMessage(text string) *codec.UserMessage {
@@ -149,8 +163,11 @@ func (a *Agent) beginQueue() {
 }
 
 // endQueue marks the prompt as ended; if its queue was shown, the final snapshot has no
-// active turn.
-func (a *Agent) endQueue() {
+// active turn and shows what is left undelivered. The messages offered from outside that
+// are left are saved in the session as undelivered, for the next resume to deliver first;
+// a prompt that was stopped (ctx cancelled) says so in the session too, since its last
+// message may not show it (an abort during tools ends with their results).
+func (a *Agent) endQueue(ctx context.Context) {
 	a.queue.mu.Lock()
 	defer a.queue.mu.Unlock()
 	a.queue.running = false
@@ -158,6 +175,20 @@ func (a *Agent) endQueue() {
 	if a.queue.shown {
 		a.emit(a.snapshotLocked())
 		a.queue.shown = false
+	}
+	// Steering before follow-ups, as they would have been delivered.
+	for _, q := range a.queue.steering {
+		if q.offered {
+			a.saveEntry(session.TypeCustom, session.UndeliveredFields(session.KindSteer, q.text))
+		}
+	}
+	for _, q := range a.queue.followUps {
+		if q.offered {
+			a.saveEntry(session.TypeCustom, session.UndeliveredFields(session.KindFollowUp, q.text))
+		}
+	}
+	if ctx.Err() != nil && a.saveFailed() == nil {
+		a.saveEntry(session.TypeCustom, session.CustomFields(session.CustomStopped, nil))
 	}
 }
 
@@ -175,13 +206,21 @@ func (a *Agent) snapshotLocked() *codec.SessionActionUpdate {
 	q := &a.queue
 	acts := codec.SessionActions{
 		QueuedCount: int64(len(q.steering) + len(q.followUps)),
-		Steering:    previews(q.steering),
-		FollowUps:   previews(q.followUps),
+		Steering:    previews(texts(q.steering)),
+		FollowUps:   previews(texts(q.followUps)),
 	}
 	if q.running {
 		acts.Active = &codec.ActiveAction{Kind: "turn", Phase: "running"}
 	}
 	return &codec.SessionActionUpdate{Actions: acts}
+}
+
+func texts(qs []queued) []string {
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.text
+	}
+	return out
 }
 
 func previews(texts []string) []string {

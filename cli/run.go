@@ -160,10 +160,12 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	for _, p := range prompts[1:] {
 		ag.FollowUp(p)
 	}
-	outcome := ag.Prompt(ctx, &codec.UserMessage{
-		Blocks: []codec.Content{&codec.TextContent{Text: prompts[0]}}, Timestamp: time.Now().UnixMilli()})
+	outcome := ag.Prompt(ctx, sess.opening(prompts[0])...)
 	if err := st.Flush(write); err != nil && outcome.Err == nil {
 		outcome.Err = err
+	}
+	if outcome.SaveErr != nil {
+		return Fail(ExitFailure, outcome.SaveErr.Error())
 	}
 	if outcome.Err != nil {
 		return outcome.Err

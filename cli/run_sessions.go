@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -140,6 +141,9 @@ type runSession struct {
 	History []codec.Message // the conversation the run continues (nil for a new session)
 	// HistoryIDs are the session entry ids of History, so a compaction can name them.
 	HistoryIDs []string
+	// Undelivered are the messages sent to the session's last run that it could not
+	// deliver: they open this run's first turn, before its prompt.
+	Undelivered []session.Undelivered
 
 	regDir   string
 	entry    control.Entry
@@ -165,6 +169,10 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Past a file size limit (ulimit -f) a write then fails with EFBIG instead of killing
+	// the process, so the run can end properly and say why it could not save. (Caught, not
+	// ignored: the commands the tools run keep the default action.)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGXFSZ)
 	s := &runSession{regDir: registryDir(streams), resident: c.resident}
 	warn := func(path string, warnings []string) {
 		for _, w := range warnings {
@@ -192,6 +200,7 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 		warn(plan.path, l.Warnings)
 		h := l.Header
 		s.Header, s.Store, s.History, s.HistoryIDs, s.entry.Session = &h, f, l.Context(), l.ContextEntryIDs(), f.Path()
+		s.Undelivered = l.Undelivered()
 	case "fork":
 		parent, err := session.Read(plan.path)
 		if err != nil {
@@ -204,6 +213,7 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 			return nil, Fail(ExitUsage, "cannot create the session file: "+err.Error())
 		}
 		s.Store, s.History, s.HistoryIDs, s.entry.Session = f, parent.Context(), parent.ContextEntryIDs(), f.Path()
+		s.Undelivered = parent.Undelivered()
 	}
 	if err := s.register(cwd); err != nil {
 		if s.resident != nil {
@@ -218,6 +228,17 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 	}
 	c.life = s
 	return s, nil
+}
+
+// opening is the messages that open the run's first turn: what the session's last run left
+// undelivered, in the order it was sent, then the prompt.
+func (s *runSession) opening(prompt string) []*codec.UserMessage {
+	now := time.Now().UnixMilli()
+	msgs := make([]*codec.UserMessage, 0, len(s.Undelivered)+1)
+	for _, u := range s.Undelivered {
+		msgs = append(msgs, &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: u.Text}}, Timestamp: now})
+	}
+	return append(msgs, &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: prompt}}, Timestamp: now})
 }
 
 // openError explains why a saved session cannot be resumed.
@@ -485,12 +506,17 @@ func (r *resident) open(dir string) error {
 	return nil
 }
 
-// Write is the run's stdout: the events file.
+// Write is the run's stdout: the events file. A failed write ends the run (the agent stops
+// when its stream cannot be written) with the cause in its exit record, for attach.
 func (r *resident) Write(p []byte) (int, error) {
 	if r.events == nil {
 		return 0, errors.New("the events file is not open")
 	}
-	return r.events.Write(p)
+	n, err := r.events.Write(p)
+	if err != nil {
+		err = Fail(ExitFailure, "cannot save the session: "+err.Error())
+	}
+	return n, err
 }
 
 // announce gives the foreground process the header line, then lets go of the terminal's

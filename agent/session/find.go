@@ -16,8 +16,9 @@ import (
 // to the file.
 const (
 	StatusRunning   = "running"
-	StatusCompleted = "completed" // the last message is an answer (stop, length or toolUse)
-	StatusFailed    = "failed"    // anything else: an error, an abort, a run that was killed
+	StatusCompleted = "completed" // the last message is an answer (stop or length)
+	StatusStopped   = "stopped"   // the run was stopped or interrupted: an aborted answer, or a CustomStopped entry after the last message
+	StatusFailed    = "failed"    // anything else: an error, a failed save, a run killed (even during its tools: calls without results)
 )
 
 // Info summarizes a session file for listings.
@@ -27,7 +28,7 @@ type Info struct {
 	LastActivity                 string // the last entry's timestamp, the header's when there is none
 	Model                        string // provider/modelId of the last model_change, "" when none
 	Messages                     int    // message entries
-	Status                       string // StatusCompleted or StatusFailed
+	Status                       string // StatusCompleted, StatusStopped or StatusFailed
 	Skipped                      int    // lines that are not entries (a crash's cut last line)
 }
 
@@ -42,8 +43,8 @@ func Scan(path string) (Info, error) {
 	}
 	defer f.Close()
 	lr := codec.NewLineReader(f)
-	var m [5]codec.Member
-	keys := []string{"type", "timestamp", "message", "provider", "modelId"}
+	var m [6]codec.Member
+	keys := []string{"type", "timestamp", "message", "provider", "modelId", "customType"}
 	for first := true; ; {
 		line, err := lr.ReadLine()
 		if err == io.EOF {
@@ -80,12 +81,19 @@ func Scan(path string) (Info, error) {
 			info.Status = StatusFailed
 			if codec.Find(msg, "role").Str(msg) == "assistant" {
 				switch codec.Find(msg, "stopReason").Str(msg) {
-				case codec.StopReasonStop, codec.StopReasonLength, codec.StopReasonToolUse:
+				case codec.StopReasonStop, codec.StopReasonLength:
 					info.Status = StatusCompleted
+				case codec.StopReasonAborted:
+					info.Status = StatusStopped
 				}
+				// toolUse as the last message: its results were never saved.
 			}
 		case TypeModelChange:
 			info.Model = m[3].Str(line) + "/" + m[4].Str(line)
+		case TypeCustom:
+			if m[5].Str(line) == CustomStopped && info.Messages > 0 && info.Status == StatusFailed {
+				info.Status = StatusStopped
+			}
 		}
 	}
 	if info.ID == "" {

@@ -379,7 +379,7 @@ func (s *File) write(id string, line []byte) error {
 		if n > 0 {
 			_ = s.f.Truncate(s.size)
 		}
-		return fmt.Errorf("session: %w", err)
+		return err // it names the file: "write <path>: file too large"
 	}
 	s.size += int64(n)
 	s.chain.commit(id)
