@@ -104,6 +104,9 @@ type Outcome struct {
 	Final *codec.AssistantMessage
 	// Err is set when the stream could not be written; the run stopped early.
 	Err error
+	// Interrupted: the prompt's context was cancelled (Ctrl-C, `stop`) before it ended. An
+	// abort during tools ends with their results, not with an aborted message.
+	Interrupted bool
 	// SaveErr is set when the session could not be written; the run stopped early (its
 	// last message aborted, saying why) and what followed is not in the session.
 	SaveErr *SaveError
@@ -117,10 +120,10 @@ type Outcome struct {
 	command bool // the last prompt was a session command (/compact), not a model run
 }
 
-// Failed reports whether the run ended in error or aborted, or a compaction or a save
-// failed.
+// Failed reports whether the run ended in error or aborted (also during its tools), or a
+// compaction or a save failed.
 func (o Outcome) Failed() bool {
-	if o.CompactionErr != nil || o.SaveErr != nil {
+	if o.CompactionErr != nil || o.SaveErr != nil || o.Interrupted {
 		return true
 	}
 	if o.Final == nil {
@@ -253,6 +256,7 @@ func (a *Agent) Prompt(ctx context.Context, users ...*codec.UserMessage) (out Ou
 	defer func() {
 		a.endQueue(ctx)
 		out.SaveErr = a.saveFailed()
+		out.Interrupted = ctx.Err() != nil
 	}()
 	a.use = usage{start: a.cfg.Now()}
 	a.compactionErr = nil
@@ -530,13 +534,9 @@ func errorResult(text string) tools.Result {
 }
 
 func (a *Agent) execute(ctx context.Context, c *codec.ToolCall) (res tools.Result) {
-	if ctx.Err() != nil {
-		// Aborted before the tool started (or its call could not be saved): it does not run.
-		why := "the run was aborted"
-		if serr := a.saveFailed(); serr != nil {
-			why = serr.Error()
-		}
-		return errorResult("Tool " + c.Name + " was not run: " + why)
+	if serr := a.saveFailed(); serr != nil {
+		// Its call is not in the session: what it did would not be recorded.
+		return errorResult("Tool " + c.Name + " was not run: " + serr.Error())
 	}
 	var tool tools.Tool
 	for _, t := range a.cfg.Tools {
