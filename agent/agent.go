@@ -173,14 +173,16 @@ func (a *Agent) store(write func(session.Store) error) error {
 		return nil
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.saveErr == nil {
+	first := a.saveErr == nil
+	if first {
 		a.saveErr = &SaveError{Err: err}
-		if a.cancel != nil {
-			a.cancel(a.saveErr)
-		}
 	}
-	return a.saveErr
+	serr, cancel := a.saveErr, a.cancel
+	a.mu.Unlock()
+	if first && cancel != nil {
+		cancel(serr)
+	}
+	return serr
 }
 
 // saveEntry appends an entry of another type than message (a compaction, a custom entry)

@@ -67,6 +67,13 @@ Keep file paths, function names, commands and error messages exact.`
 
 // compactCommand reports whether a prompt is "/compact [instructions]", and its
 // instructions.
+// IsSessionCommand reports whether a prompt is a session command (/compact) rather than a
+// message for the model.
+func IsSessionCommand(m *codec.UserMessage) bool {
+	_, ok := compactCommand(m)
+	return ok
+}
+
 func compactCommand(m *codec.UserMessage) (instructions string, ok bool) {
 	if m == nil {
 		return "", false

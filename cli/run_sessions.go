@@ -231,14 +231,19 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 }
 
 // opening is the messages that open the run's first turn: what the session's last run left
-// undelivered, in the order it was sent, then the prompt.
+// undelivered, in the order it was sent, then the prompt. A session command (/compact) runs
+// alone: the undelivered messages wait for the next resume.
 func (s *runSession) opening(prompt string) []*codec.UserMessage {
 	now := time.Now().UnixMilli()
+	user := &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: prompt}}, Timestamp: now}
+	if agent.IsSessionCommand(user) {
+		return []*codec.UserMessage{user}
+	}
 	msgs := make([]*codec.UserMessage, 0, len(s.Undelivered)+1)
 	for _, u := range s.Undelivered {
 		msgs = append(msgs, &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: u.Text}}, Timestamp: now})
 	}
-	return append(msgs, &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: prompt}}, Timestamp: now})
+	return append(msgs, user)
 }
 
 // openError explains why a saved session cannot be resumed.
