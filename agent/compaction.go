@@ -65,8 +65,6 @@ Write the summary under these headings:
 
 Keep file paths, function names, commands and error messages exact.`
 
-// compactCommand reports whether a prompt is "/compact [instructions]", and its
-// instructions.
 // IsSessionCommand reports whether a prompt is a session command (/compact) rather than a
 // message for the model.
 func IsSessionCommand(m *codec.UserMessage) bool {
@@ -74,6 +72,8 @@ func IsSessionCommand(m *codec.UserMessage) bool {
 	return ok
 }
 
+// compactCommand reports whether a prompt is "/compact [instructions]", and its
+// instructions.
 func compactCommand(m *codec.UserMessage) (instructions string, ok bool) {
 	if m == nil {
 		return "", false
