@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/basecontext/base-context/codec"
 )
@@ -245,14 +246,14 @@ func (s *grepSearch) file(ctx context.Context, abs, name string) (bool, error) {
 					s.writeLine(name, b.no, "-", b.text)
 				}
 			}
-			s.writeLine(name, lineNo, ":", shortenLine(string(text)))
+			s.writeLine(name, lineNo, ":", shortened(text))
 			printed, afterLeft, before, next = lineNo, s.context, before[:0], 0
 		case afterLeft > 0:
-			s.writeLine(name, lineNo, "-", shortenLine(string(text)))
+			s.writeLine(name, lineNo, "-", shortened(text))
 			printed = lineNo
 			afterLeft--
 		case s.context > 0:
-			b := numbered{lineNo, shortenLine(string(text))}
+			b := numbered{lineNo, shortened(text)}
 			if len(before) < s.context {
 				before = append(before, b)
 			} else {
@@ -276,6 +277,12 @@ func (s *grepSearch) writeLine(name string, no int, sep, text string) {
 	s.out.WriteString(" ")
 	s.out.WriteString(text)
 	s.out.WriteString("\n")
+}
+
+// shortened is line as grep prints it, copied without the part that is cut off (a kept
+// context line must not hold on to a long line's bytes).
+func shortened(line []byte) string {
+	return shortenLine(string(line[:min(len(line), grepLineMax+utf8.UTFMax)]))
 }
 
 func shortenLine(l string) string {
