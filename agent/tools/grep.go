@@ -53,6 +53,7 @@ type grepSearch struct {
 	limit   int
 	matches int
 	out     bytes.Buffer
+	stopped bool // the output reached maxCollected
 }
 
 func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.ToolResult)) (Result, error) {
@@ -164,7 +165,9 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 		return textResult("No matches found"), nil
 	}
 	out, d := truncateOutput(strings.TrimSuffix(s.out.String(), "\n"), t.opts, false)
-	if s.matches >= limit {
+	if s.stopped {
+		out = appendNote(out, fmt.Sprintf("[Search stopped after %d matches: %s of output is as much as grep collects. Refine the pattern or the path.]", s.matches, formatSize(maxCollected)))
+	} else if s.matches >= limit {
 		out = appendNote(out, fmt.Sprintf("[Match limit reached: showing the first %d matches. Use limit=%d for more, or refine the pattern.]", limit, limit*2))
 		if d == nil {
 			d = &details{}
@@ -248,6 +251,10 @@ func (s *grepSearch) file(ctx context.Context, abs, name string) (bool, error) {
 			}
 			s.writeLine(name, lineNo, ":", shortened(text))
 			printed, afterLeft, before, next = lineNo, s.context, before[:0], 0
+			if s.out.Len() >= maxCollected {
+				s.stopped = true
+				return true, nil
+			}
 		case afterLeft > 0:
 			s.writeLine(name, lineNo, "-", shortened(text))
 			printed = lineNo
@@ -266,7 +273,7 @@ func (s *grepSearch) file(ctx context.Context, abs, name string) (bool, error) {
 			break
 		}
 	}
-	return s.matches >= s.limit, nil
+	return s.matches >= s.limit || s.stopped, nil
 }
 
 func (s *grepSearch) writeLine(name string, no int, sep, text string) {

@@ -22,7 +22,7 @@ Text files come back as plain text. PNG, JPEG, GIF and WebP images (recognised b
 
 At most 2000 lines or 50KB of text are returned per call, whichever limit is hit first. For longer files, page through with offset (the 1-based line to start at) and limit (how many lines to return); the output tells you which offset to use next.
 
-Relative paths are resolved against the working directory; ~ stands for the home directory.`
+Only regular files are read: FIFOs, sockets and devices are refused. Relative paths are resolved against the working directory; ~ stands for the home directory.`
 
 var readParams = []param{
 	{name: "path", typ: "string", required: true, desc: "Path of the file to read, relative to the working directory or absolute."},
@@ -225,11 +225,11 @@ func (t *readTool) readText(ctx context.Context, f *os.File, path string, offset
 				inLine = false
 			}
 		}
-		if inLine && err == nil || err == bufio.ErrBufferFull {
-			continue
+		if err == bufio.ErrBufferFull {
+			continue // the line goes on
 		}
-		if selected && len(line) > 0 {
-			place(line) // the line ended (newline or end of file)
+		if len(line) > 0 {
+			place(line) // a selected line ended (newline or end of file)
 			line = line[:0]
 		}
 		if err == io.EOF {

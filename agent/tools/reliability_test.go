@@ -389,3 +389,20 @@ func TestBashPdeathsig(t *testing.T) {
 	helper.Wait()
 	waitGone(t, shell)
 }
+
+func TestGrepCollectsBoundedOutputWhateverTheLimit(t *testing.T) {
+	opts := testOptions(t)
+	// 48,000 matching lines of 200 bytes: 9.6MB of output asked for by a huge limit.
+	line := "match " + strings.Repeat("m", 193) + "\n"
+	writeFile(t, opts.Cwd, "many.txt", strings.Repeat(line, 48_000))
+	res := mustCall(t, opts, "grep", `{"pattern":"match","limit":10000000}`)
+	text := resultText(res)
+	d := parseDetails(t, res)
+	if d.Truncation == nil || d.Truncation.TotalBytes > maxCollected+int64(len(line))+20 || d.Truncation.TotalBytes < maxCollected-1 {
+		t.Fatalf("details %s", res.Details)
+	}
+	n := d.Truncation.TotalLines
+	if !strings.HasSuffix(text, "\n\n[Search stopped after "+strconv.FormatInt(n, 10)+" matches: 4MB of output is as much as grep collects. Refine the pattern or the path.]") {
+		t.Errorf("text ...%q", text[len(text)-300:])
+	}
+}

@@ -30,6 +30,10 @@ const (
 	MaxBytes = 50 * 1024
 )
 
+// maxCollected bounds what a search (grep, find) collects before it is truncated, whatever
+// limit the model asks for: a search that reaches it stops there and says so.
+const maxCollected = 4 << 20
+
 // Tool is one tool the model can call.
 type Tool interface {
 	Name() string
