@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -404,5 +405,31 @@ func TestGrepCollectsBoundedOutputWhateverTheLimit(t *testing.T) {
 	n := d.Truncation.TotalLines
 	if !strings.HasSuffix(text, "\n\n[Search stopped after "+strconv.FormatInt(n, 10)+" matches: 4MB of output is as much as grep collects. Refine the pattern or the path.]") {
 		t.Errorf("text ...%q", text[len(text)-300:])
+	}
+}
+
+func TestLsReadsBigFoldersInBatches(t *testing.T) {
+	opts := testOptions(t)
+	dir := filepath.Join(opts.Cwd, "big")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// 3,000 entries (three batches); the first five in ls order are created last.
+	for i := 3000; i > 0; i-- {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("e%05d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "E00003x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := mustCall(t, opts, "ls", `{"path":"big","limit":5}`)
+	if got := resultText(res); got != "e00001\ne00002\ne00003\nE00003x/\ne00004\n\n[Entry limit reached: showing 5 of 3001 entries. Use limit=3001 to see them all.]" {
+		t.Errorf("got %q", got)
+	}
+	// Between batches the context is looked at.
+	_, err := getTool(t, opts, "ls").Execute(newCancelAfter(1), json.RawMessage(`{"path":"big"}`), func(codec.ToolResult) {})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled ls: %v", err)
 	}
 }
