@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"syscall"
 
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/provider"
@@ -63,11 +62,8 @@ func (c *CompactCmd) Run(streams *IO) error {
 		HistoryEntryIDs: l.ContextEntryIDs(),
 	}, l.Context())
 	err = ag.Compact(ctx, c.Instructions)
-	switch signalled() {
-	case syscall.SIGINT:
-		return Fail(ExitInterrupted, "interrupted")
-	case syscall.SIGTERM:
-		return Fail(ExitTerminated, "terminated")
+	if code, msg, ok := signalExit(signalled()); ok {
+		return Fail(code, msg)
 	}
 	if err != nil {
 		return Fail(ExitFailure, "compaction failed: "+err.Error())

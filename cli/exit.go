@@ -2,6 +2,8 @@ package cli
 
 import (
 	"errors"
+	"os"
+	"os/signal"
 	"syscall"
 )
 
@@ -12,9 +14,35 @@ const (
 	ExitUsage       = 2   // bad flags or arguments, startup errors
 	ExitLimit       = 3   // an autonomous run was stopped by a limit
 	ExitGate        = 4   // a gate failed or never ran
+	ExitHangup      = 129 // SIGHUP
 	ExitInterrupted = 130 // SIGINT
 	ExitTerminated  = 143 // SIGTERM
 )
+
+// stopSignals are the signals that end a run as Ctrl-C does: the stream is closed properly,
+// then the process exits with the signal's status (signalExit). SIGHUP is left alone when
+// the process started with it ignored, so that `nohup base-context …` outlives its terminal.
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{syscall.SIGINT, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
+}
+
+// signalExit is the status and the error line of a run ended by one of stopSignals; ok is
+// false for nil (no signal arrived).
+func signalExit(s os.Signal) (code int, msg string, ok bool) {
+	switch s {
+	case syscall.SIGHUP:
+		return ExitHangup, "hangup", true
+	case syscall.SIGINT:
+		return ExitInterrupted, "interrupted", true
+	case syscall.SIGTERM:
+		return ExitTerminated, "terminated", true
+	}
+	return 0, "", false
+}
 
 // ExitError carries an exit status and the message printed as "error: <msg>" on stderr.
 // An empty message prints nothing (the reason was already reported).

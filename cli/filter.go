@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/codec"
@@ -152,20 +151,17 @@ func openOutput(path string, stdout io.Writer) (io.Writer, func(error) error, er
 }
 
 // removeOnSignal removes path and ends the process, with the status the signal calls for,
-// when SIGINT or SIGTERM arrives before the returned stop is called: an interrupted filter
+// when SIGHUP, SIGINT or SIGTERM arrives before the returned stop is called: an interrupted filter
 // leaves neither a half-written output nor its temporary file behind.
 func removeOnSignal(path string) (stop func()) {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(ch, stopSignals()...)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-ch:
 			os.Remove(path)
-			code := ExitInterrupted
-			if s == syscall.SIGTERM {
-				code = ExitTerminated
-			}
+			code, _, _ := signalExit(s)
 			os.Exit(code)
 		case <-done:
 		}

@@ -20,7 +20,7 @@ type VerdictCmd struct {
 // verdict` and `filter text`, which decide alike whether the run completed.
 type RunFacts struct {
 	Gated  bool   `help:"The run was started with --gate: unless its gates ran after the agent's last message and passed, the verdict is a gate failure (exit 4). Gate runs in the stream imply it."`
-	Stderr string `placeholder:"FILE" help:"The run's stderr (as kept with 2>FILE), read once the stream has ended: its last 'error:' line says what the stream cannot (a limit: exit 3; SIGINT, SIGTERM: 130, 143)."`
+	Stderr string `placeholder:"FILE" help:"The run's stderr (as kept with 2>FILE), read once the stream has ended: its last 'error:' line says what the stream cannot (a limit: exit 3; SIGHUP, SIGINT, SIGTERM: 129, 130, 143)."`
 
 	stderrErr error // reading Stderr failed
 }
@@ -82,7 +82,7 @@ full and the delta form give the same verdict.
   3    stopped before it finished: --stderr names a limit ("<limit> reached (<used>/<max>)"),
        or prompts were still queued when the stream ended
   4    a gate failed in the last gate run, or no gate ran after the agent's last message
-  130  interrupted, 143 terminated (only from --stderr)
+  129  hung up, 130 interrupted, 143 terminated (only from --stderr)
 
 The summary line has these members (those marked ? are left out when empty; usage and cost
 are summed over every assistant message):
@@ -103,6 +103,7 @@ var verdictExit = map[string]int{
 	stages.VerdictFailed:      ExitFailure,
 	stages.VerdictLimit:       ExitLimit,
 	stages.VerdictGate:        ExitGate,
+	stages.VerdictHangup:      ExitHangup,
 	stages.VerdictInterrupted: ExitInterrupted,
 	stages.VerdictTerminated:  ExitTerminated,
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -187,8 +186,8 @@ func (c *AttachCmd) Run(streams *IO) error {
 	err = (&follower{reg: reg, id: id, out: streams.Out}).run(ctx, c.FromNow)
 	if ctx.Err() != nil {
 		// Detaching: the run goes on.
-		if signalled() == syscall.SIGTERM {
-			return Fail(ExitTerminated, "")
+		if code, _, ok := signalExit(signalled()); ok {
+			return Fail(code, "")
 		}
 		return Fail(ExitInterrupted, "")
 	}

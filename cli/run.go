@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/basecontext/base-context/agent"
@@ -65,11 +64,11 @@ func (c *RunCmd) Run(streams *IO) error {
 	return c.run(ctx, streams, signalled)
 }
 
-// interruptContext is cancelled by SIGINT or SIGTERM; signalled tells which arrived.
+// interruptContext is cancelled by SIGHUP, SIGINT or SIGTERM; signalled tells which arrived.
 func interruptContext() (context.Context, func(), func() os.Signal) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(ch, stopSignals()...)
 	var mu sync.Mutex
 	var got os.Signal
 	go func() {
@@ -173,11 +172,8 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if sess.StoppedByRequest() && outcome.Failed() {
 		return Fail(ExitFailure, "stopped by request")
 	}
-	switch signalled() {
-	case syscall.SIGINT:
-		return Fail(ExitInterrupted, "interrupted")
-	case syscall.SIGTERM:
-		return Fail(ExitTerminated, "terminated")
+	if code, msg, ok := signalExit(signalled()); ok {
+		return Fail(code, msg)
 	}
 	if err := c.LongRunFlags.exit(outcome); err != nil {
 		return err // gates (4), compaction (1), limits (3)

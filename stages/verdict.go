@@ -14,6 +14,7 @@ const (
 	VerdictFailed      = "failed"      // 1
 	VerdictLimit       = "limit"       // 3
 	VerdictGate        = "gate"        // 4
+	VerdictHangup      = "hangup"      // 129
 	VerdictInterrupted = "interrupted" // 130
 	VerdictTerminated  = "terminated"  // 143
 )
@@ -25,7 +26,7 @@ type VerdictOptions struct {
 	Gated bool
 	// RunError, when set, returns the reason of the run's last `error: <reason>` line on
 	// stderr ("" if none); it is called once the stream has ended. Limits and signals show
-	// only there: "<limit> reached (<used>/<max>)", "interrupted", "terminated".
+	// only there: "<limit> reached (<used>/<max>)", "hangup", "interrupted", "terminated".
 	RunError func() string
 }
 
@@ -346,6 +347,8 @@ func (v *Verdict) decide(truncated bool, cut string) (status, reason string) {
 		runErr = v.opts.RunError()
 	}
 	switch runErr {
+	case "hangup":
+		return VerdictHangup, "hung up (SIGHUP)"
 	case "interrupted":
 		return VerdictInterrupted, "interrupted (SIGINT)"
 	case "terminated":

@@ -155,6 +155,8 @@ func TestVerdictRules(t *testing.T) {
 			stages.VerdictInterrupted, "SIGINT", false},
 		{"terminated", streamOf(hdr, stoppedAfterTools), stages.VerdictOptions{RunError: func() string { return "terminated" }},
 			stages.VerdictTerminated, "SIGTERM", false},
+		{"hung up", streamOf(hdr, answer(assistant("aborted", "aborted", 0))), stages.VerdictOptions{RunError: func() string { return "hangup" }},
+			stages.VerdictHangup, "SIGHUP", false},
 		{"another error on stderr", streamOf(hdr, answer(ok)), stages.VerdictOptions{RunError: func() string { return "cannot write the session" }},
 			stages.VerdictFailed, "cannot write the session", false},
 		{"gates passed", streamOf(hdr, answer(ok), toolRun("g1", "gate", false), toolRun("g2", "gate", false)), stages.VerdictOptions{},

@@ -90,7 +90,7 @@ func (t *bashTool) Execute(ctx context.Context, raw json.RawMessage, update func
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = pw // one pipe for both, so the order of writes is kept
 	cmd.Stderr = pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = processGroupAttr()
 
 	update(codec.ToolResult{Content: []codec.Content{}})
 	if err := cmd.Start(); err != nil {
@@ -118,8 +118,12 @@ func (t *bashTool) Execute(ctx context.Context, raw json.RawMessage, update func
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
 
+	// Whatever the command started dies with it, however the call ends: the shell leads a
+	// process group of its own, and the group is killed on every way out (the shell's exit
+	// included, once its output has been read), so no child outlives the call or the run.
 	pgid := cmd.Process.Pid
 	killGroup := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+	defer killGroup()
 
 	var timer <-chan time.Time
 	if hasTimeout {
@@ -157,7 +161,8 @@ wait:
 	select {
 	case <-readDone:
 	case <-grace.C:
-		pr.Close() // a background process still holds the pipe: stop reading
+		killGroup() // a background process still holds the pipe
+		pr.Close()  // (or one that left the group): stop reading
 		<-readDone
 	}
 	grace.Stop()

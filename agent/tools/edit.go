@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 
@@ -206,12 +206,9 @@ func (t *editTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 		return Result{}, err
 	}
 	abs := resolvePath(t.opts.Cwd, path)
-	data, err := os.ReadFile(abs)
+	data, err := readForEdit(abs, path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Result{}, fmt.Errorf("file not found: %s (use write to create a file)", path)
-		}
-		return Result{}, fmt.Errorf("cannot read %s: %v", path, err)
+		return Result{}, err
 	}
 	content := string(data)
 	spans, err := locate(content, reps, path)
@@ -222,8 +219,8 @@ func (t *editTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 	if updated == content {
 		return Result{}, fmt.Errorf("no changes made to %s: every newText equals its oldText", path)
 	}
-	if err := writeFileAtomic(abs, []byte(updated)); err != nil {
-		return Result{}, fmt.Errorf("cannot write %s: %v", path, err)
+	if err := writeFileAtomic(abs, path, []byte(updated)); err != nil {
+		return Result{}, err
 	}
 	diff, first := unifiedDiff(path, content, updated, spans)
 	word := "edit"
@@ -233,6 +230,42 @@ func (t *editTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 	res := textResult(fmt.Sprintf("Applied %d %s to %s.", len(spans), word, path))
 	res.Details = (&details{Diff: diff, FirstChangedLine: first}).encode()
 	return res, nil
+}
+
+// maxEditBytes is the largest file edit loads: it holds the file and its new content in
+// memory, so the limit is what bounds the memory of an edit.
+const maxEditBytes = 64 << 20
+
+// readForEdit reads the regular file at abs whole, refusing other kinds and files over
+// maxEditBytes.
+func readForEdit(abs, path string) ([]byte, error) {
+	f, fi, err := openRegular(abs, path)
+	if err != nil {
+		var nr *notRegularError
+		switch {
+		case errors.As(err, &nr):
+			return nil, err
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("file not found: %s (use write to create a file)", path)
+		}
+		return nil, fmt.Errorf("cannot read %s: %v", path, err)
+	}
+	defer f.Close()
+	if fi.Size() > maxEditBytes {
+		return nil, fmt.Errorf("%s has %s, more than the %s edit handles; change it with bash (sed, patch) instead",
+			path, formatSize(fi.Size()), formatSize(maxEditBytes))
+	}
+	// The size may grow meanwhile (a log being written): read at most one byte more than
+	// the limit to notice.
+	data, err := io.ReadAll(io.LimitReader(f, maxEditBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v", path, err)
+	}
+	if len(data) > maxEditBytes {
+		return nil, fmt.Errorf("%s has more than the %s edit handles; change it with bash (sed, patch) instead",
+			path, formatSize(maxEditBytes))
+	}
+	return data, nil
 }
 
 // ---- diff ----

@@ -187,7 +187,8 @@ func (t *findTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 	}
 
 	var found []string
-	more := false
+	foundBytes := 0
+	more, stopped := false, false // stopped: the paths reached maxCollected
 	n := 0
 	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if n++; n%1000 == 0 && ctx.Err() != nil {
@@ -215,6 +216,11 @@ func (t *findTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 				more = true
 				return fs.SkipAll
 			}
+			if foundBytes >= maxCollected {
+				stopped = true
+				return fs.SkipAll
+			}
+			foundBytes += len(rel) + 1
 			if d.IsDir() {
 				rel += "/"
 			}
@@ -231,7 +237,9 @@ func (t *findTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 	sort.Strings(found)
 	text := strings.Join(found, "\n")
 	out, d := truncateOutput(text, t.opts, false)
-	if more {
+	if stopped {
+		out = appendNote(out, fmt.Sprintf("[Search stopped after %d results: %s of paths is as much as find collects. Refine the pattern or the path.]", len(found), formatSize(maxCollected)))
+	} else if more {
 		out = appendNote(out, fmt.Sprintf("[Result limit reached: showing the first %d matches. Use limit=%d for more, or refine the pattern.]", limit, limit*2))
 		if d == nil {
 			d = &details{}

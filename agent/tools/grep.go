@@ -1,16 +1,18 @@
 package tools
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/basecontext/base-context/codec"
 )
@@ -19,7 +21,7 @@ const grepDescription = `Search the contents of files for a regular expression (
 
 Searches one file, or every file below a directory (the working directory by default), skipping .git, node_modules and binary files. Each matching line is returned as path:line: text, with paths relative to the searched directory; with context, the surrounding lines are shown as path-line- text and separate groups are divided by --.
 
-Options: glob restricts the files searched (e.g. *.go, or src/**/*.ts for a path below the directory); literal searches for the pattern as plain text; ignoreCase ignores letter case. The search stops after limit matches (default 100). Very long lines are shortened.`
+Options: glob restricts the files searched (e.g. *.go, or src/**/*.ts for a path below the directory); literal searches for the pattern as plain text; ignoreCase ignores letter case. The search stops after limit matches (default 100). Very long lines are shortened in the output, and only the first 1MB of a line is searched.`
 
 var grepParams = []param{
 	{name: "pattern", typ: "string", required: true, desc: "Regular expression to search for (plain text if literal is true)."},
@@ -50,7 +52,8 @@ type grepSearch struct {
 	context int
 	limit   int
 	matches int
-	out     strings.Builder
+	out     bytes.Buffer
+	stopped bool // the output reached maxCollected
 }
 
 func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.ToolResult)) (Result, error) {
@@ -105,9 +108,16 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 		}
 	}
 
-	s := &grepSearch{re: re, context: contextLines, limit: limit}
+	// More context than the output can show would only cost memory.
+	s := &grepSearch{re: re, context: min(contextLines, MaxLines), limit: limit}
 	if !fi.IsDir() {
-		s.file(root, filepath.ToSlash(filepath.Clean(display)))
+		if _, err := s.file(ctx, root, filepath.ToSlash(filepath.Clean(display))); err != nil {
+			var nr *notRegularError
+			if errors.As(err, &nr) || ctx.Err() != nil {
+				return Result{}, err
+			}
+			return Result{}, fmt.Errorf("cannot read %s: %v", display, err)
+		}
 	} else {
 		walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err := ctx.Err(); err != nil {
@@ -133,7 +143,15 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 			if g != nil && !g.match(rel) {
 				return nil
 			}
-			if s.file(p, rel) {
+			if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+				return nil // FIFOs, sockets, devices: never opened
+			}
+			// A file that cannot be read, or a link to a FIFO, is skipped like a binary one.
+			full, _ := s.file(ctx, p, rel)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if full {
 				return fs.SkipAll
 			}
 			return nil
@@ -147,7 +165,9 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 		return textResult("No matches found"), nil
 	}
 	out, d := truncateOutput(strings.TrimSuffix(s.out.String(), "\n"), t.opts, false)
-	if s.matches >= limit {
+	if s.stopped {
+		out = appendNote(out, fmt.Sprintf("[Search stopped after %d matches: %s of output is as much as grep collects. Refine the pattern or the path.]", s.matches, formatSize(maxCollected)))
+	} else if s.matches >= limit {
 		out = appendNote(out, fmt.Sprintf("[Match limit reached: showing the first %d matches. Use limit=%d for more, or refine the pattern.]", limit, limit*2))
 		if d == nil {
 			d = &details{}
@@ -159,66 +179,117 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 	return res, nil
 }
 
-// file searches one file and reports whether the match limit has been reached.
-func (s *grepSearch) file(abs, name string) bool {
-	if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return false
-	}
-	if bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
-		return false
-	}
-	lines := bytes.Split(data, []byte{'\n'})
-	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
-	}
-	var hits []int
-	for i, l := range lines {
-		if s.re.Match(bytes.TrimSuffix(l, []byte{'\r'})) {
-			hits = append(hits, i)
-			if s.matches+len(hits) >= s.limit {
-				break
-			}
-		}
-	}
-	if len(hits) == 0 {
-		return false
-	}
-	s.matches += len(hits)
+// grepScanMax is how much of a line grep searches: a longer line (minified code, a
+// sparse file's hole) is searched in its first grepScanMax bytes, so memory stays bounded.
+const grepScanMax = 1 << 20
 
-	if s.context > 0 && s.out.Len() > 0 {
-		s.out.WriteString("--\n")
+// numbered is a line kept for the context before a match: its number and shortened text.
+type numbered struct {
+	no   int
+	text string
+}
+
+// file searches one file, streaming it, and reports whether the match limit has been
+// reached. A file that is not regular is skipped (refused when it was named: see Execute);
+// a file with a NUL byte is binary and adds nothing, wherever the NUL is.
+func (s *grepSearch) file(ctx context.Context, abs, name string) (bool, error) {
+	f, _, err := openRegular(abs, name)
+	if err != nil {
+		return false, err
 	}
-	isHit := make(map[int]bool, len(hits))
-	for _, h := range hits {
-		isHit[h] = true
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64*1024)
+	if head, _ := r.Peek(sniffLen); bytes.IndexByte(head, 0) >= 0 {
+		return false, nil
 	}
-	printed := -1 // last line index written for this file
-	for _, h := range hits {
-		from := max(0, h-s.context, printed+1)
-		if printed >= 0 && from > printed+1 {
-			s.out.WriteString("--\n")
+	startLen, startMatches := s.out.Len(), s.matches
+	var (
+		before    []numbered // the last s.context lines, for the context before a match
+		next      int        // index of the oldest line in before, once it is full
+		line      []byte     // the current line, up to grepScanMax bytes
+		lineNo    int
+		printed   int // number of the last line written for this file, 0 for none
+		afterLeft int // context lines still to write after the last match
+		read      int // bytes read since the context was last checked
+	)
+	for {
+		frag, err := r.ReadSlice('\n')
+		if bytes.IndexByte(frag, 0) >= 0 {
+			s.out.Truncate(startLen) // binary after all: take back its matches
+			s.matches = startMatches
+			return false, nil
 		}
-		to := min(len(lines)-1, h+s.context)
-		for i := from; i <= to; i++ {
-			sep := "-"
-			if isHit[i] {
-				sep = ":"
+		if read += len(frag); read >= 1<<20 {
+			read = 0
+			if err := ctx.Err(); err != nil {
+				return false, err
 			}
-			s.out.WriteString(name)
-			s.out.WriteString(sep)
-			s.out.WriteString(strconv.Itoa(i + 1))
-			s.out.WriteString(sep)
-			s.out.WriteString(" ")
-			s.out.WriteString(shortenLine(string(bytes.TrimSuffix(lines[i], []byte{'\r'}))))
-			s.out.WriteString("\n")
 		}
-		printed = max(printed, to)
+		if room := grepScanMax - len(line); room > 0 {
+			line = append(line, frag[:min(len(frag), room)]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(frag) == 0 && len(line) == 0 { // end of file after a newline
+			break
+		}
+		lineNo++
+		text := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+		hit := s.matches < s.limit && s.re.Match(text)
+		switch {
+		case hit:
+			s.matches++
+			from := max(1, lineNo-s.context, printed+1)
+			if printed == 0 && s.context > 0 && s.out.Len() > 0 || printed > 0 && from > printed+1 {
+				s.out.WriteString("--\n")
+			}
+			for i := range len(before) {
+				if b := before[(next+i)%len(before)]; b.no >= from {
+					s.writeLine(name, b.no, "-", b.text)
+				}
+			}
+			s.writeLine(name, lineNo, ":", shortened(text))
+			printed, afterLeft, before, next = lineNo, s.context, before[:0], 0
+			if s.out.Len() >= maxCollected {
+				s.stopped = true
+				return true, nil
+			}
+		case afterLeft > 0:
+			s.writeLine(name, lineNo, "-", shortened(text))
+			printed = lineNo
+			afterLeft--
+		case s.context > 0:
+			b := numbered{lineNo, shortened(text)}
+			if len(before) < s.context {
+				before = append(before, b)
+			} else {
+				before[next] = b
+				next = (next + 1) % len(before)
+			}
+		}
+		line = line[:0]
+		if err != nil || s.matches >= s.limit && afterLeft == 0 {
+			break
+		}
 	}
-	return s.matches >= s.limit
+	return s.matches >= s.limit || s.stopped, nil
+}
+
+func (s *grepSearch) writeLine(name string, no int, sep, text string) {
+	s.out.WriteString(name)
+	s.out.WriteString(sep)
+	s.out.WriteString(strconv.Itoa(no))
+	s.out.WriteString(sep)
+	s.out.WriteString(" ")
+	s.out.WriteString(text)
+	s.out.WriteString("\n")
+}
+
+// shortened is line as grep prints it, copied without the part that is cut off (a kept
+// context line must not hold on to a long line's bytes).
+func shortened(line []byte) string {
+	return shortenLine(string(line[:min(len(line), grepLineMax+utf8.UTFMax)]))
 }
 
 func shortenLine(l string) string {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/basecontext/base-context/codec"
 )
@@ -45,42 +47,17 @@ func (t *lsTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.
 	if !fi.IsDir() {
 		return Result{}, fmt.Errorf("%s is not a directory", display)
 	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, err
-	}
-	entries, err := os.ReadDir(abs)
+	names, total, err := listSorted(ctx, abs, limit)
 	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, err
+		}
 		return Result{}, fmt.Errorf("cannot list %s: %v", display, err)
 	}
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		name := e.Name()
-		isDir := e.IsDir()
-		if e.Type()&os.ModeSymlink != 0 {
-			if st, err := os.Stat(filepath.Join(abs, name)); err == nil {
-				isDir = st.IsDir()
-			}
-		}
-		if isDir {
-			name += "/"
-		}
-		names = append(names, name)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		li, lj := strings.ToLower(names[i]), strings.ToLower(names[j])
-		if li != lj {
-			return li < lj
-		}
-		return names[i] < names[j]
-	})
 	if len(names) == 0 {
 		return textResult("(empty directory)"), nil
 	}
-	more := len(names) > limit
-	total := len(names)
-	if more {
-		names = names[:limit]
-	}
+	more := total > limit
 	out, d := truncateOutput(strings.Join(names, "\n"), t.opts, false)
 	if more {
 		out = appendNote(out, fmt.Sprintf("[Entry limit reached: showing %d of %d entries. Use limit=%d to see them all.]", limit, total, total))
@@ -92,4 +69,61 @@ func (t *lsTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.
 	res := textResult(out)
 	res.Details = d.encode()
 	return res, nil
+}
+
+// lsBatch is how many entries ls reads at a time; between batches it drops the names that
+// sort after the first limit, so a folder of millions of entries costs no more than limit
+// names, and it looks at its context.
+const lsBatch = 1024
+
+// listSorted returns the first limit entry names of the folder abs in ls order (a trailing /
+// on folders and links to folders) and the number of entries.
+func listSorted(ctx context.Context, abs string, limit int) (names []string, total int, err error) {
+	// Non-blocking: should a FIFO have taken the folder's place, the open does not wait.
+	dir, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer dir.Close()
+	order := func() {
+		sort.Slice(names, func(i, j int) bool {
+			li, lj := strings.ToLower(names[i]), strings.ToLower(names[j])
+			if li != lj {
+				return li < lj
+			}
+			return names[i] < names[j]
+		})
+		names = names[:min(len(names), limit)]
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		entries, err := dir.ReadDir(lsBatch)
+		for _, e := range entries {
+			name := e.Name()
+			isDir := e.IsDir()
+			if e.Type()&os.ModeSymlink != 0 {
+				if st, err := os.Stat(filepath.Join(abs, name)); err == nil {
+					isDir = st.IsDir()
+				}
+			}
+			if isDir {
+				name += "/"
+			}
+			names = append(names, name)
+		}
+		total += len(entries)
+		if len(names) >= limit+lsBatch {
+			order()
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	order()
+	return names, total, nil
 }

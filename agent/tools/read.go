@@ -22,7 +22,7 @@ Text files come back as plain text. PNG, JPEG, GIF and WebP images (recognised b
 
 At most 2000 lines or 50KB of text are returned per call, whichever limit is hit first. For longer files, page through with offset (the 1-based line to start at) and limit (how many lines to return); the output tells you which offset to use next.
 
-Relative paths are resolved against the working directory; ~ stands for the home directory.`
+Only regular files are read: FIFOs, sockets and devices are refused. Relative paths are resolved against the working directory; ~ stands for the home directory.`
 
 var readParams = []param{
 	{name: "path", typ: "string", required: true, desc: "Path of the file to read, relative to the working directory or absolute."},
@@ -80,21 +80,20 @@ func (t *readTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 	}
 
 	abs := resolvePath(t.opts.Cwd, path)
-	f, err := os.Open(abs)
+	f, fi, err := openRegular(abs, path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		var nr *notRegularError
+		switch {
+		case errors.As(err, &nr) && nr.kind == "directory":
+			return Result{}, fmt.Errorf("%s is a directory; use ls to list its entries", path)
+		case errors.As(err, &nr):
+			return Result{}, err
+		case errors.Is(err, fs.ErrNotExist):
 			return Result{}, fmt.Errorf("file not found: %s", path)
 		}
 		return Result{}, fmt.Errorf("cannot read %s: %v", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Result{}, fmt.Errorf("cannot read %s: %v", path, err)
-	}
-	if fi.IsDir() {
-		return Result{}, fmt.Errorf("%s is a directory; use ls to list its entries", path)
-	}
 
 	head := make([]byte, 8192)
 	n, err := io.ReadFull(f, head)
@@ -134,7 +133,8 @@ func readImage(f *os.File, fi os.FileInfo, path, mime string) (Result, error) {
 
 // readText streams the file line by line: it keeps the selected lines that fit the limits,
 // spills the whole selection to a full-output file once they stop fitting, and counts the
-// file's lines to the end.
+// file's lines to the end. Lines arrive in pieces of at most the reader's buffer, and no more
+// of a line than could still be kept is held, so memory stays bounded however long a line is.
 func (t *readTool) readText(ctx context.Context, f *os.File, path string, offset, limit int, hasLimit bool) (Result, error) {
 	last := int64(-1) // last selected line, -1 = to the end
 	if hasLimit {
@@ -142,68 +142,101 @@ func (t *readTool) readText(ctx context.Context, f *os.File, path string, offset
 	}
 	r := bufio.NewReaderSize(f, 64*1024)
 	var (
-		kept              strings.Builder
-		keptLines         int
-		lineNo            int64
-		selLines          int64
-		selBytes          int64
-		truncated         bool
-		c                 cut
-		full              *os.File
-		fullErr           error
-		lastCheckedCtxFor int64
+		kept       strings.Builder
+		keptLines  int
+		lineNo     int64
+		selLines   int64
+		selBytes   int64
+		truncated  bool
+		c          cut
+		full       *os.File
+		fullErr    error
+		line       []byte // the selected line read so far, until it is placed
+		inLine     bool   // a line has started and not ended
+		selected   bool   // the current line is selected
+		sinceCheck int    // bytes read since the context was last checked
 	)
+	spill := func(b []byte) {
+		if full != nil {
+			if _, err := full.Write(b); err != nil && fullErr == nil {
+				fullErr = err
+			}
+		}
+	}
+	// place puts a selected line (or its first MaxBytes+1 bytes or more, when longer: too
+	// long to keep either way) in the output or, once the output is full, the spill file.
+	place := func(l []byte) {
+		switch {
+		case truncated:
+			spill(l)
+		case keptLines < MaxLines && kept.Len()+len(l) <= MaxBytes:
+			kept.Write(l)
+			keptLines++
+		default:
+			truncated = true
+			prior := kept.String()
+			c = cut{text: prior, lines: keptLines, byBytes: keptLines < MaxLines}
+			if keptLines == 0 {
+				c = cut{text: string(l[:runePrefix(string(l), MaxBytes)]), lines: 1, partial: true, byBytes: true}
+			}
+			full, fullErr = createOutputFile(t.opts)
+			if fullErr == nil {
+				if _, err := io.WriteString(full, prior); err != nil {
+					fullErr = err
+				}
+				spill(l)
+			}
+		}
+	}
+	discard := func() {
+		if full != nil {
+			full.Close()
+			os.Remove(full.Name())
+		}
+	}
 	for {
-		line, err := r.ReadString('\n')
-		if len(line) > 0 {
-			lineNo++
-			if lineNo-lastCheckedCtxFor >= 10000 {
-				lastCheckedCtxFor = lineNo
+		frag, err := r.ReadSlice('\n')
+		if len(frag) > 0 {
+			if !inLine {
+				inLine = true
+				lineNo++
+				selected = lineNo >= int64(offset) && (last < 0 || lineNo <= last)
+				if selected {
+					selLines++
+				}
+			}
+			if sinceCheck += len(frag); sinceCheck >= 1<<20 {
+				sinceCheck = 0
 				if err := ctx.Err(); err != nil {
-					if full != nil {
-						full.Close()
-						os.Remove(full.Name())
-					}
+					discard()
 					return Result{}, err
 				}
 			}
-			if lineNo >= int64(offset) && (last < 0 || lineNo <= last) {
-				selLines++
-				selBytes += int64(len(line))
-				switch {
-				case truncated:
-					if full != nil {
-						if _, err := io.WriteString(full, line); err != nil && fullErr == nil {
-							fullErr = err
-						}
-					}
-				case keptLines < MaxLines && kept.Len()+len(line) <= MaxBytes:
-					kept.WriteString(line)
-					keptLines++
-				default:
-					truncated = true
-					prior := kept.String()
-					c = cut{text: prior, lines: keptLines, byBytes: keptLines < MaxLines}
-					if keptLines == 0 {
-						c = cut{text: line[:runePrefix(line, MaxBytes)], lines: 1, partial: true, byBytes: true}
-					}
-					full, fullErr = createOutputFile(t.opts)
-					if fullErr == nil {
-						if _, err := io.WriteString(full, prior+line); err != nil {
-							fullErr = err
-						}
-					}
+			if selected {
+				selBytes += int64(len(frag))
+				if truncated {
+					spill(frag)
+				} else if line = append(line, frag...); len(line) > MaxBytes {
+					place(line) // too long to keep: the rest goes to the spill file
+					line = line[:0]
 				}
 			}
+			if frag[len(frag)-1] == '\n' {
+				inLine = false
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue // the line goes on
+		}
+		if len(line) > 0 {
+			place(line) // a selected line ended (newline or end of file)
+			line = line[:0]
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			if full != nil {
-				full.Close()
-				os.Remove(full.Name())
-			}
+			discard()
 			return Result{}, fmt.Errorf("cannot read %s: %v", path, err)
 		}
 	}

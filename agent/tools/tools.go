@@ -8,14 +8,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/basecontext/base-context/codec"
@@ -26,6 +29,10 @@ const (
 	MaxLines = 2000
 	MaxBytes = 50 * 1024
 )
+
+// maxCollected bounds what a search (grep, find) collects before it is truncated, whatever
+// limit the model asks for: a search that reaches it stops there and says so.
+const maxCollected = 4 << 20
 
 // Tool is one tool the model can call.
 type Tool interface {
@@ -404,35 +411,145 @@ func resolvePath(cwd, p string) string {
 	return filepath.Join(resolvePath("", cwd), p)
 }
 
-// writeFileAtomic replaces path with data through a temp file in the same directory and a
-// rename, so readers see the old or the new content and never a mix. An existing file keeps
-// its permission bits; a symlink is followed and its target replaced.
-func writeFileAtomic(path string, data []byte) error {
-	target := path
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		target = resolved
+// notRegularError refuses a file that is not a regular one: tools read and write regular
+// files only, since opening a FIFO can block forever, reading a device can run without end,
+// and replacing any of them by rename would destroy the node.
+type notRegularError struct {
+	path string // as the model gave it
+	kind string // fifo, socket, device, directory, …
+}
+
+func (e *notRegularError) Error() string {
+	return fmt.Sprintf("%s is not a regular file (%s)", e.path, e.kind)
+}
+
+// fileKind names the type of a file mode the way refusals do.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "regular file"
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "fifo"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
+
+// openRegular opens a regular file for reading and refuses anything else without waiting:
+// the node is checked before it is opened (opening a device may have effects of its own),
+// and opened non-blocking so that a FIFO swapped in meanwhile cannot hang the open, then
+// checked again. Errors are the os package's (fs.ErrNotExist, …) or a *notRegularError.
+func openRegular(abs, display string) (*os.File, fs.FileInfo, error) {
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, &notRegularError{display, fileKind(fi.Mode())}
+	}
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, &notRegularError{display, fileKind(fi.Mode())}
+	}
+	return f, fi, nil
+}
+
+// maxSymlinkHops bounds the links writeTarget follows, as the kernel does (ELOOP).
+const maxSymlinkHops = 40
+
+// writeTarget is the file a write of path replaces: path itself, or the file its symlinks
+// lead to (which may not exist yet), so that the link stays a link. fi is the target's
+// (nil when it does not exist). Anything but a regular file is refused.
+func writeTarget(path, display string) (target string, fi fs.FileInfo, err error) {
+	target = path
+	for hops := 0; ; hops++ {
+		fi, err = os.Lstat(target)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return target, nil, nil // created, or refused when its folder is made
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			if !fi.Mode().IsRegular() {
+				return "", nil, &notRegularError{display, fileKind(fi.Mode())}
+			}
+			return target, fi, nil
+		}
+		if hops == maxSymlinkHops {
+			return "", nil, fmt.Errorf("too many levels of symbolic links")
+		}
+		link, err := os.Readlink(target)
+		if err != nil {
+			return "", nil, err
+		}
+		if !filepath.IsAbs(link) {
+			// Relative to the link's real directory: ".." after a linked folder is the
+			// parent of where that folder leads, not a lexical step back.
+			dir := filepath.Dir(target)
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			link = filepath.Join(dir, link)
+		}
+		target = link
+	}
+}
+
+// writeFileAtomic replaces the regular file at path (or the file its symlinks lead to) with
+// data through a temp file in the same directory and a rename, so readers see the old or the
+// new content and never a mix. An existing file keeps its permission bits (and, where the
+// process may set them, its owner). A FIFO, socket, device or directory is refused and left
+// untouched: a rename would replace the node itself. Missing parent folders of the target
+// are created. Errors name the file as display.
+func writeFileAtomic(path, display string, data []byte) error {
+	target, fi, err := writeTarget(path, display)
+	if err != nil {
+		var nr *notRegularError
+		if errors.As(err, &nr) {
+			return err
+		}
+		return fmt.Errorf("cannot write %s: %v", display, err)
 	}
 	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(target); err == nil {
-		if fi.IsDir() {
-			return fmt.Errorf("%s is a directory", path)
-		}
+	if fi != nil {
 		mode = fi.Mode().Perm()
 	}
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create the directory of %s: %v", display, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot write %s: %v", display, err)
 	}
 	tmp := f.Name()
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
-		return err
+		return fmt.Errorf("cannot write %s: %v", display, err)
 	}
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
 	}
-	if err := f.Chmod(mode); err != nil {
+	if o, ok := statOwner(fi); ok {
+		_ = f.Chown(o.uid, o.gid) // best effort: only root may give a file away
+	}
+	if err := f.Chmod(mode); err != nil { // after Chown, which may clear setuid bits
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
@@ -440,13 +557,33 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
-		return err
+		return fmt.Errorf("cannot write %s: %v", display, err)
+	}
+	// The target may have changed since it was checked; a rename must never replace a node
+	// that is not a regular file.
+	if now, err := os.Lstat(target); err == nil && !now.Mode().IsRegular() {
+		os.Remove(tmp)
+		return &notRegularError{display, fileKind(now.Mode())}
 	}
 	if err := os.Rename(tmp, target); err != nil {
 		os.Remove(tmp)
-		return err
+		return fmt.Errorf("cannot write %s: %v", display, err)
 	}
 	return nil
+}
+
+type owner struct{ uid, gid int }
+
+// statOwner is the owner of an existing file, when the platform reports one.
+func statOwner(fi fs.FileInfo) (owner, bool) {
+	if fi == nil {
+		return owner{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return owner{}, false
+	}
+	return owner{int(st.Uid), int(st.Gid)}, true
 }
 
 // ---- arguments ----

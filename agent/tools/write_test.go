@@ -48,7 +48,7 @@ func TestWriteOverwritesAtomically(t *testing.T) {
 func TestWriteErrors(t *testing.T) {
 	opts := testOptions(t)
 	writeFile(t, opts.Cwd, "dir/x", "")
-	if got := mustFail(t, opts, "write", `{"path":"dir","content":"x"}`); got != "dir is a directory" {
+	if got := mustFail(t, opts, "write", `{"path":"dir","content":"x"}`); got != "dir is not a regular file (directory)" {
 		t.Errorf("dir: %s", got)
 	}
 	writeFile(t, opts.Cwd, "file", "")
