@@ -43,6 +43,14 @@ func (*bashTool) Name() string                { return "bash" }
 func (*bashTool) Description() string         { return bashDescription }
 func (*bashTool) Parameters() json.RawMessage { return objectSchema(bashParams) }
 
+// lifelineScript runs the command ($1) in the shell ($0) as the leader of its process group,
+// beside a watcher that kills the whole group once the agent's end of the lifeline pipe (fd 3)
+// closes. The agent kills the group itself on every way out it lives to see; the watcher
+// covers the one it does not: the agent killed with SIGKILL, where Pdeathsig reaches only the
+// shell and the shell's own children would live on. The command gets neither fd 3 nor the
+// watcher as a job of its own (exec), so its `wait` and `$$` behave as in a plain `sh -c`.
+const lifelineScript = `{ read _ <&3; kill -KILL 0; } </dev/null >/dev/null 2>&1 & exec "$0" -c "$1" 3<&-`
+
 var shellPath = sync.OnceValue(func() string {
 	if p, err := exec.LookPath("bash"); err == nil {
 		return p
@@ -85,20 +93,31 @@ func (t *bashTool) Execute(ctx context.Context, raw json.RawMessage, update func
 	if err != nil {
 		return Result{}, fmt.Errorf("cannot start command: %v", err)
 	}
-	cmd := exec.Command(shellPath(), "-c", command)
+	lifelineRead, lifelineWrite, err := os.Pipe()
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		return Result{}, fmt.Errorf("cannot start command: %v", err)
+	}
+	defer lifelineWrite.Close()
+	shell := shellPath()
+	cmd := exec.Command(shell, "-c", lifelineScript, shell, command)
 	cmd.Dir = dir
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = pw // one pipe for both, so the order of writes is kept
 	cmd.Stderr = pw
+	cmd.ExtraFiles = []*os.File{lifelineRead} // fd 3
 	cmd.SysProcAttr = processGroupAttr()
 
 	update(codec.ToolResult{Content: []codec.Content{}})
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
+		lifelineRead.Close()
 		return Result{}, fmt.Errorf("cannot start command: %v", err)
 	}
 	pw.Close()
+	lifelineRead.Close()
 
 	out := &collector{opts: t.opts, emitted: -1}
 	readDone := make(chan struct{})

@@ -355,28 +355,28 @@ func TestBashKillsBackgroundChildrenWhenItEnds(t *testing.T) {
 	waitGone(t, firstPid(t, resultText(res)))
 }
 
-// TestBashPdeathsig kills (SIGKILL: no cleanup possible) a process running the bash tool:
-// the kernel kills the shell with it.
-func TestBashPdeathsig(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("Pdeathsig is Linux only")
-	}
+// TestBashChildrenDieWithAKilledAgent kills (SIGKILL: no cleanup possible) a process running
+// the bash tool: the shell (Pdeathsig) and the child it left running in the background (the
+// lifeline's watcher) die with it.
+func TestBashChildrenDieWithAKilledAgent(t *testing.T) {
 	if os.Getenv("BASH_TOOL_HELPER") != "" {
 		opts := Options{Cwd: os.Getenv("BASH_TOOL_HELPER"), TempDir: os.Getenv("BASH_TOOL_HELPER")}
-		call(t, opts, "bash", `{"command":"echo $$ > shell.pid; sleep 300"}`)
+		call(t, opts, "bash", `{"command":"sleep 300 & echo $$ $! > pids.tmp && mv pids.tmp pids; wait"}`)
 		return
 	}
 	dir := t.TempDir()
-	helper := exec.Command(os.Args[0], "-test.run=^TestBashPdeathsig$")
+	helper := exec.Command(os.Args[0], "-test.run=^TestBashChildrenDieWithAKilledAgent$")
 	helper.Env = append(os.Environ(), "BASH_TOOL_HELPER="+dir)
 	if err := helper.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pidFile := filepath.Join(dir, "shell.pid")
-	var shell int
+	pidFile := filepath.Join(dir, "pids")
+	var shell, child int
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			shell, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if _, err := fmt.Sscan(string(b), &shell, &child); err != nil {
+				t.Fatalf("pids file %q: %v", b, err)
+			}
 			break
 		}
 		if time.Now().After(deadline) {
@@ -385,10 +385,20 @@ func TestBashPdeathsig(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Cleanup(func() { syscall.Kill(-shell, syscall.SIGKILL) }) // the shell's sleep
+	t.Cleanup(func() { syscall.Kill(-shell, syscall.SIGKILL) })
 	helper.Process.Kill()
 	helper.Wait()
+	waitGone(t, child)
 	waitGone(t, shell)
+}
+
+// The lifeline's watcher is no job of the command's shell: a bare `wait` returns once the
+// command's own children have.
+func TestBashWaitIgnoresTheLifeline(t *testing.T) {
+	res := mustCall(t, testOptions(t), "bash", `{"command":"sleep 0.1 & wait; echo waited $$"}`)
+	if text := resultText(res); !strings.HasPrefix(text, "waited ") || res.IsError {
+		t.Fatalf("result %q (error %v)", text, res.IsError)
+	}
 }
 
 func TestGrepCollectsBoundedOutputWhateverTheLimit(t *testing.T) {
