@@ -89,7 +89,8 @@ func interruptContext() (context.Context, func(), func() os.Signal) {
 	}
 }
 
-func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signal) error {
+func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signal) (err error) {
+	defer func() { err = c.redactError(streams, err) }() // the error: line (run_redact.go)
 	cwd, err := os.Getwd()
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
@@ -190,7 +191,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	// Text mode prints the answer of a completed run only: an interrupted or failed run has
 	// none (its reason goes to stderr), not even the text received so far.
 	if c.Mode == "text" {
-		if text := finalText(outcome.Final); text != "" {
+		if text := c.RedactFlags.answer(finalText(outcome.Final)); text != "" {
 			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
 				return err
 			}

@@ -54,6 +54,42 @@ func (c *RedactFlags) stage(streams *IO, extraSecrets []string) (stages.Stage, e
 	return stages.NewRedact(c.redactor), nil
 }
 
+// answer redacts the final answer that text mode prints, with the stream's rules.
+func (c *RedactFlags) answer(text string) string {
+	if c.redactor == nil {
+		return text
+	}
+	return c.redactor.RedactString(text)
+}
+
+// redactError removes secrets from the message of err, which becomes the run's error: line
+// on stderr (and a resident run's exit record): the API keys configured always, since a
+// provider may echo the key it was sent; with redaction on, whatever the rules find too.
+func (c *RunCmd) redactError(streams *IO, err error) error {
+	code, msg := exitCode(err)
+	if msg == "" {
+		return err
+	}
+	keys := c.apiKeys(streams)
+	rules := c.RedactRule
+	if !c.RedactFlags.enabled() {
+		if len(keys) == 0 {
+			return err
+		}
+		rules = RedactRuleFlags{NoDefaultRules: true}
+	}
+	quiet := *streams
+	quiet.Err = io.Discard // the stream's redactor has warned already
+	r, rerr := rules.redactor(&quiet, "redact-", keys)
+	if rerr != nil {
+		return err
+	}
+	if red := r.RedactString(msg); red != msg {
+		return &ExitError{Code: code, Msg: red}
+	}
+	return err
+}
+
 // sessionLines redacts the entries a fork copies from its parent session, with
 // --redact-session (after stage); nil copies them as they are.
 func (c *RedactFlags) sessionLines() func([]byte) []byte {
