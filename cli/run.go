@@ -106,7 +106,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if len(prompts) == 0 {
 		return Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
 	}
-	toolset, err := c.toolset(cwd)
+	toolset, err := c.toolset(tools.Options{Cwd: cwd}) // checked before the session starts
 	if err != nil {
 		return err
 	}
@@ -123,6 +123,9 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	}
 	defer sess.Close()
 	header, store := sess.Header, sess.Store
+	// The tools again, now that the session's id names the folder of their full outputs.
+	pruneOutputs(streams)
+	toolset, _ = c.toolset(c.toolOptions(streams, cwd, header.ID))
 	store = c.RedactFlags.store(store)
 	store.AppendModelChange(model.Provider, model.ID)
 	store.AppendThinkingLevel(c.Thinking)
@@ -252,8 +255,7 @@ func (c *RunCmd) prompts(streams *IO, cwd string) ([]string, error) {
 	return prompts, nil
 }
 
-func (c *RunCmd) toolset(cwd string) ([]tools.Tool, error) {
-	opts := tools.Options{Cwd: cwd}
+func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
 	switch {
 	case c.NoTools:
 		return nil, nil

@@ -559,6 +559,19 @@ func isWord(s []byte) bool {
 	return true
 }
 
+// Stream returns a function that redacts one text arriving in pieces: each call returns
+// what can be released of the text so far, redacted (valid until the next call); the call
+// with end set releases the rest. The pieces add up to the redaction of the whole text.
+func (r *Redactor) Stream() func(chunk []byte, end bool) []byte {
+	var ts textStream
+	ts.reset(kindNone)
+	var out []byte
+	return func(chunk []byte, end bool) []byte {
+		out = ts.pushText(r, out[:0], chunk, end)
+		return out
+	}
+}
+
 // RedactString returns s with its secrets replaced.
 func (r *Redactor) RedactString(s string) string {
 	out, _, changed := r.redactText(nil, []byte(s), kindNone, nil)
