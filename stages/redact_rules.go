@@ -149,6 +149,7 @@ var (
 	passChars   = userChars.union(newClass(":"))
 	schemeChars = newClass("A-Z", "a-z", "0-9", "+.-")
 	labelChars  = newClass("A-Z", "0-9", " ")
+	blanks      = newClass(" \t")
 )
 
 // lookBehind bounds how far a matcher reads before its position; streams keep at least
@@ -387,6 +388,7 @@ const (
 	kindPassword // a name ending in password or passwd: any password-like value counts
 	kindAWSSecret
 	kindAzureKey
+	kindAuthorization // an Authorization header's value: "Basic …" is judged as credentials
 )
 
 // secretNameSuffixes are the ends of names whose values are secrets, compared with the
@@ -410,6 +412,10 @@ func secretNameTail(a, b byte) bool {
 
 // nameKind classifies an assignment's name.
 func nameKind(name []byte) int {
+	const header = "authorization"
+	if len(name) >= len(header) && name[len(name)-1]|0x20 == 'n' && asciiEqualFold(name[len(name)-len(header):], header) {
+		return kindAuthorization
+	}
 	if len(name) < 3 || len(name) > 64 || !secretNameTail(name[len(name)-2], name[len(name)-1]) {
 		return kindNone
 	}
@@ -777,6 +783,37 @@ func basicAt(w []byte, i int, atEOF bool) hit {
 	if h < len(header)-1 || !asciiEqualFold(w[h-len(header)+1:h+1], header) {
 		return hit{start: i}
 	}
+	return basicCredentialsAt(w, i, atEOF)
+}
+
+// authorizationValueAt judges the whole value of an Authorization member at i: "Basic "
+// (any case) and credentials.
+func authorizationValueAt(w []byte, i int, atEOF bool) hit {
+	for k := 0; k < len("basic"); k++ {
+		if i+k >= len(w) {
+			return hit{status: ranOut(atEOF), start: i}
+		}
+		if w[i+k]|0x20 != "basic"[k] {
+			return hit{start: i}
+		}
+	}
+	j := i + len("basic")
+	n, more := runAt(w, j, blanks, 3, atEOF)
+	if more {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	if n == 0 {
+		return hit{start: i}
+	}
+	h := basicCredentialsAt(w, j+n, atEOF)
+	if h.status == needMore {
+		h.start = i
+	}
+	return h
+}
+
+// basicCredentialsAt: base64 of user:password at i, ending there.
+func basicCredentialsAt(w []byte, i int, atEOF bool) hit {
 	n, more := runAt(w, i, base64Chars, maxHold, atEOF)
 	if more {
 		return hit{status: ranOut(atEOF), start: i}

@@ -64,3 +64,15 @@ func TestRedactPasswordShapes(t *testing.T) {
 }
 
 const azureKey = "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG9mcmVkcGx1Z2g0NTY3ODkwYWJjZGVmZ2hpams="
+
+// An Authorization member's value is judged as the header's: Basic credentials are found
+// in it, in the finished JSON as in streamed tool-call arguments.
+func TestRedactAuthorizationMember(t *testing.T) {
+	r := redactor(t, stages.RedactOptions{})
+	in := `{"url":"https://api.example.com","headers":{"Authorization":"Basic ZGVwbG95OlMzY3JldC1wYXNzITc3","Accept":"Basic abcdefgh12"}}`
+	want := `{"url":"https://api.example.com","headers":{"Authorization":"Basic [REDACTED:basic-auth]","Accept":"Basic abcdefgh12"}}`
+	if got := string(r.RedactJSON([]byte(in))); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	checkRedactedRun(t, r, []genBlock{{kind: "text", chunks: []string{"ok"}}, {kind: "toolCall", chunks: chunk(in, nil)}}, "ZGVwbG95OlMzY3JldC1wYXNzITc3")
+}

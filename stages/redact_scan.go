@@ -281,7 +281,7 @@ func (c *hitCache) next(r *Redactor, w []byte, pos, base int, atEOF bool, st *sc
 // needs more text.
 func (r *Redactor) nextBuiltin(w []byte, pos, base int, atEOF bool, st *scanState) hit {
 	// A member's value is judged whole, from its first byte (see valueStringAt).
-	if st.keyValue != kindNone && !st.started && pos == base && r.on[ruleGeneric] {
+	if st.keyValue != kindNone && !st.started && pos == base && (r.on[ruleGeneric] || st.keyValue == kindAuthorization && r.on[ruleBasicAuth]) {
 		if h := valueStringAt(w, pos, st.keyValue, atEOF); h.status != noMatch {
 			return h
 		}
@@ -417,6 +417,9 @@ func (r *Redactor) afterAt(w []byte, i int, atEOF bool) hit {
 // ({"password":"…"}): it is a secret when it is one value-like word that passes the same
 // test as an assignment's value.
 func valueStringAt(w []byte, i int, kind int, atEOF bool) hit {
+	if kind == kindAuthorization {
+		return authorizationValueAt(w, i, atEOF)
+	}
 	n, more := runAt(w, i, valueChars, maxValue+1, atEOF)
 	switch {
 	case more:
