@@ -125,7 +125,8 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	header, store := sess.Header, sess.Store
 	// The tools again, now that the session's id names the folder of their full outputs.
 	pruneOutputs(streams)
-	toolset, _ = c.toolset(c.toolOptions(streams, cwd, header.ID))
+	toolOpts := c.toolOptions(streams, cwd, header.ID)
+	toolset, _ = c.toolset(toolOpts)
 	store = c.RedactFlags.store(store)
 	store.AppendModelChange(model.Provider, model.ID)
 	store.AppendThinkingLevel(c.Thinking)
@@ -152,12 +153,14 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		return st.Push(stages.EventFrame(e), write)
 	}
 
-	ag := agent.New(c.LongRunFlags.apply(agent.Config{
+	cfg := c.LongRunFlags.apply(agent.Config{
 		Provider: prov, Model: model, Tools: toolset, SystemPrompt: systemPrompt(cwd, toolset),
 		ThinkingLevel: c.Thinking, Store: store, Emit: emit,
 		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
 		HistoryEntryIDs: sess.HistoryIDs,
-	}, cwd), sess.History)
+	}, cwd)
+	cfg.Gates.Tools = toolOpts
+	ag := agent.New(cfg, sess.History)
 	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
 
 	// The prompts after the first wait in the agent's queue as follow-ups.
