@@ -443,7 +443,7 @@ func truncateOutput(text string, opts Options, keepTail bool) (string, *details)
 }
 
 // Truncate applies the shared output limits (MaxLines, MaxBytes) to text. When text fits it is
-// returned unchanged. Otherwise the head (or the tail if keepTail) that fits is kept and a note
+// returned unchanged (with opts.Redact, a text that fits once redacted is returned redacted). Otherwise the head (or the tail if keepTail) that fits is kept and a note
 // is appended naming fullPath, a new file (mode 0600) in opts.TempDir holding the whole text.
 func Truncate(text string, opts Options, keepTail bool) (out string, fullPath string, truncated bool) {
 	out, d := truncateOutput(text, opts, keepTail)
