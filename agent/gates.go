@@ -21,6 +21,9 @@ type GateSettings struct {
 	Retries  int           // prompts after failing gates before the run gives up
 	Timeout  time.Duration // per gate run; 0 is none
 	Dir      string        // the session's directory
+	// Tools are the options of the gates' bash (its Cwd is Dir): where full outputs go,
+	// their redaction.
+	Tools tools.Options
 }
 
 // GateReport is what the gates of a run did.
@@ -63,7 +66,9 @@ func (f *gateFailure) prompt() string {
 // tool execution named "gate", and records the result in report. It returns the failure,
 // or nil when every gate passed.
 func (a *Agent) runGates(ctx context.Context, report *GateReport) *gateFailure {
-	bash, err := tools.Select(tools.Options{Cwd: a.cfg.Gates.Dir}, []string{"bash"})
+	opts := a.cfg.Gates.Tools
+	opts.Cwd = a.cfg.Gates.Dir
+	bash, err := tools.Select(opts, []string{"bash"})
 	if err != nil {
 		panic(err) // bash is one of the built-in tools
 	}

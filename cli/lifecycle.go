@@ -26,6 +26,7 @@ type ListCmd struct {
 func (c *ListCmd) Run(streams *IO) error {
 	// Resident runs that ended long ago leave their stream and record behind: tidy up.
 	control.Prune(registryDir(streams), time.Now().Add(-control.KeepEnded))
+	pruneOutputs(streams)
 	entries, err := control.Running(registryDir(streams))
 	if err != nil {
 		return Fail(ExitFailure, err.Error())

@@ -88,7 +88,8 @@ func interruptContext() (context.Context, func(), func() os.Signal) {
 	}
 }
 
-func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signal) error {
+func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signal) (err error) {
+	defer func() { err = c.redactError(streams, err) }() // the error: line (run_redact.go)
 	cwd, err := os.Getwd()
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
@@ -104,7 +105,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if len(prompts) == 0 {
 		return Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
 	}
-	toolset, err := c.toolset(cwd)
+	toolset, err := c.toolset(tools.Options{Cwd: cwd}) // checked before the session starts
 	if err != nil {
 		return err
 	}
@@ -121,6 +122,10 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	}
 	defer sess.Close()
 	header, store := sess.Header, sess.Store
+	// The tools again, now that the session's id names the folder of their full outputs.
+	pruneOutputs(streams)
+	toolOpts := c.toolOptions(streams, cwd, header.ID)
+	toolset, _ = c.toolset(toolOpts)
 	store = c.RedactFlags.store(store)
 	store.AppendModelChange(model.Provider, model.ID)
 	store.AppendThinkingLevel(c.Thinking)
@@ -147,12 +152,14 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		return st.Push(stages.EventFrame(e), write)
 	}
 
-	ag := agent.New(c.LongRunFlags.apply(agent.Config{
+	cfg := c.LongRunFlags.apply(agent.Config{
 		Provider: prov, Model: model, Tools: toolset, SystemPrompt: systemPrompt(cwd, toolset),
 		ThinkingLevel: c.Thinking, Store: store, Emit: emit,
 		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
 		HistoryEntryIDs: sess.HistoryIDs,
-	}, cwd), sess.History)
+	}, cwd)
+	cfg.Gates.Tools = toolOpts
+	ag := agent.New(cfg, sess.History)
 	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
 
 	// The prompts after the first wait in the agent's queue as follow-ups.
@@ -188,7 +195,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	// Text mode prints the answer of a completed run only: an interrupted or failed run has
 	// none (its reason goes to stderr), not even the text received so far.
 	if c.Mode == "text" {
-		if text := finalText(outcome.Final); text != "" {
+		if text := c.RedactFlags.answer(finalText(outcome.Final)); text != "" {
 			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
 				return err
 			}
@@ -249,8 +256,7 @@ func (c *RunCmd) prompts(streams *IO, cwd string) ([]string, error) {
 	return prompts, nil
 }
 
-func (c *RunCmd) toolset(cwd string) ([]tools.Tool, error) {
-	opts := tools.Options{Cwd: cwd}
+func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
 	switch {
 	case c.NoTools:
 		return nil, nil

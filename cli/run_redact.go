@@ -2,9 +2,11 @@ package cli
 
 import (
 	"io"
+	"slices"
 
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/session"
+	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/stages"
 )
@@ -20,6 +22,7 @@ type RedactFlags struct {
 
 	redactor *stages.Redactor // the stream's
 	session  *stages.Redactor // the session file's, with its own counts
+	tools    *stages.Redactor // the tools' truncated outputs', with their own counts
 }
 
 // enabled: any redaction flag asks for redaction.
@@ -41,17 +44,72 @@ func (c *RedactFlags) stage(streams *IO, extraSecrets []string) (stages.Stage, e
 			return nil, err
 		}
 		c.redactor = r
+		// Built again, quietly (the stream's build warned), so that the report counts what
+		// the stream shows, not each secret twice.
+		quiet := *streams
+		quiet.Err = io.Discard
+		if c.tools, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
+			return nil, err
+		}
 		if c.RedactSession {
-			// Built again, quietly (the stream's build warned), so that the report counts
-			// what the stream shows, not each secret twice.
-			quiet := *streams
-			quiet.Err = io.Discard
 			if c.session, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return stages.NewRedact(c.redactor), nil
+}
+
+// toolRedaction is the tools' redaction of the outputs they truncate (after stage), nil
+// without redaction.
+func (c *RedactFlags) toolRedaction() func() tools.RedactStream {
+	if c.tools == nil {
+		return nil
+	}
+	return func() tools.RedactStream { return c.tools.Stream() }
+}
+
+// answer redacts the final answer that text mode prints, with the stream's rules.
+func (c *RedactFlags) answer(text string) string {
+	if c.redactor == nil {
+		return text
+	}
+	return c.redactor.RedactString(text)
+}
+
+// minStderrKey is the length from which a configured key is removed from stderr without
+// --redact.
+const minStderrKey = 8
+
+// redactError removes secrets from the message of err, which becomes the run's error: line
+// on stderr (and a resident run's exit record): the API keys configured always, since a
+// provider may echo the key it was sent; with redaction on, whatever the rules find too.
+func (c *RunCmd) redactError(streams *IO, err error) error {
+	code, msg := exitCode(err)
+	if msg == "" {
+		return err
+	}
+	keys := c.apiKeys(streams)
+	rules := c.RedactRule
+	if !c.RedactFlags.enabled() {
+		// Only keys that look like keys: a local server's placeholder ("ollama") is no
+		// secret, and may well be a word of the message.
+		keys = slices.DeleteFunc(keys, func(k string) bool { return len(k) < minStderrKey })
+		if len(keys) == 0 {
+			return err
+		}
+		rules = RedactRuleFlags{NoDefaultRules: true}
+	}
+	quiet := *streams
+	quiet.Err = io.Discard // the stream's redactor has warned already
+	r, rerr := rules.redactor(&quiet, "redact-", keys)
+	if rerr != nil {
+		return err
+	}
+	if red := r.RedactString(msg); red != msg {
+		return &ExitError{Code: code, Msg: red}
+	}
+	return err
 }
 
 // sessionLines redacts the entries a fork copies from its parent session, with

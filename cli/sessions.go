@@ -190,10 +190,15 @@ func (c *SessionsRmCmd) Run(streams *IO) error {
 	if err := os.Remove(path); err != nil {
 		return Fail(ExitFailure, err.Error())
 	}
-	// A detached run's stream and exit record go with it.
+	// A detached run's stream and exit record go with it, and the full outputs of its tools.
 	reg := registryDir(streams)
 	for _, p := range []string{control.EventsPath(reg, id), control.ExitPath(reg, id)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(streams.Err, "warning: %v\n", err)
+		}
+	}
+	if id != "" && id[0] != '.' {
+		if err := os.RemoveAll(outputsDir(streams, id)); err != nil {
 			fmt.Fprintf(streams.Err, "warning: %v\n", err)
 		}
 	}

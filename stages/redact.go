@@ -166,6 +166,8 @@ func (s *Redact) Push(f *Frame, emit Emit) error {
 	switch f.Type() {
 	case codec.TypeMessageUpdate:
 		return s.update(f, emit)
+	case codec.TypeToolExecutionUpdate:
+		return s.progress(f, emit)
 	case codec.TypeMessageStart, codec.TypeMessageEnd:
 		line := f.Line()
 		var m [4]codec.Member
@@ -255,6 +257,58 @@ func (s *Redact) generic(f *Frame, emit Emit) error {
 		return emit(f)
 	}
 	return emit(f.Edited(codec.Splice(make([]byte, 0, len(line)+64), line, s.js.edits...)))
+}
+
+// progress redacts a tool_execution_update. Its partial result's texts are a tool's output
+// so far, and each update repeats and extends the one before: the texts are redacted as the
+// text of a stream would be at that point, the tail that could still become part of a
+// secret left out until a later update (or the tool's end) shows what it is. So no update
+// shows the beginning of a secret that the next one completes.
+func (s *Redact) progress(f *Frame, emit Emit) error {
+	line := f.Line()
+	j := &s.js
+	j.reset()
+	j.object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
+		if string(key) != "partialResult" || line[vs] != '{' {
+			return 0, false
+		}
+		return j.object(line, vs, func(key []byte, cvs int) (int, bool) {
+			if string(key) != "content" || line[cvs] != '[' {
+				return 0, false
+			}
+			return j.array(line, cvs, func(_, evs int) (int, bool) {
+				if line[evs] != '{' || codec.Find(line[evs:], "type").Str(line[evs:]) != "text" {
+					return 0, false
+				}
+				return j.object(line, evs, func(key []byte, tvs int) (int, bool) {
+					if string(key) != "text" || line[tvs] != '"' {
+						return 0, false
+					}
+					end := codec.SkipString(line, tvs+1)
+					s.partialText(line, tvs, end)
+					return end, true
+				}), true
+			}), true
+		}), true
+	})
+	if len(j.edits) == 0 {
+		return emit(f)
+	}
+	return emit(f.Edited(codec.Splice(make([]byte, 0, len(line)+64), line, j.edits...)))
+}
+
+// partialText redacts the string at [start, end) of b as the text of a stream so far.
+func (s *Redact) partialText(b []byte, start, end int) {
+	j := &s.js
+	text := j.decoded(b, start, end)
+	var st scanState
+	var cut int
+	j.spans, cut = s.r.scan(text, 0, false, &st, j.spans[:0])
+	if cut == len(text) && len(j.spans) == 0 {
+		return
+	}
+	j.text = s.r.render(j.text[:0], text, 0, cut, j.spans)
+	j.replace(start, end, j.text)
 }
 
 // update redacts an encoded message_update, in either form.

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -77,5 +78,60 @@ func TestRedactLeavesCleanTextAlone(t *testing.T) {
 	}
 	if _, ok := files[filepath.Join("..", "testdata", "redact", "clean", "docker-compose.yml")]; !ok {
 		t.Error("configuration files missing from the corpus")
+	}
+}
+
+// The Go toolchain's own sources (tests and testdata aside, which hold test keys on
+// purpose) are a large body of code and documentation without secrets: the rules redact
+// one thing there, the password of the example URL in net/url's comments
+// ("http://username:p@ssword@google.com"), and nothing else.
+func TestRedactGoSourcesFalsePositives(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the Go toolchain's sources")
+	}
+	root := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("no Go sources: %v", err)
+	}
+	r := mustRedactor(t, RedactOptions{})
+	size, hits := 0, 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "testdata" || name == "test" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		size += len(data)
+		if got := r.RedactString(string(data)); got != string(data) {
+			n := strings.Count(got, "[REDACTED:")
+			hits += n
+			at := 0
+			for at < len(got) && got[at] == data[at] {
+				at++
+			}
+			t.Logf("%s: %d× %q", path, n, got[max(0, at-40):min(len(got), at+40)])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%.1f MB, %d redactions", float64(size)/1e6, hits)
+	if size < 10e6 {
+		t.Skipf("only %d bytes of Go sources", size)
+	}
+	if hits > 1 {
+		t.Errorf("%d redactions in the Go sources, want at most 1", hits)
 	}
 }

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"bytes"
+	"encoding/base64"
 	"math"
 )
 
@@ -47,10 +48,16 @@ const (
 	ruleStripeWebhook
 	ruleAWSAccessKey
 	ruleAWSSecretKey
+	ruleHuggingFace
+	ruleNPM
+	ruleSendGrid
+	ruleAzureStorage
 	rulePrivateKey
 	ruleJWT
 	ruleBearer
+	ruleBasicAuth
 	ruleURLPassword
+	rulePasswordFlag
 	ruleGeneric
 	numBuiltinRules
 )
@@ -77,11 +84,17 @@ var builtinRules = [numBuiltinRules]RedactRule{
 	ruleStripeWebhook:     {"stripe-webhook-secret", "Stripe webhook signing secret (whsec_…)"},
 	ruleAWSAccessKey:      {"aws-access-key-id", "AWS access key id (AKIA…, ASIA…)"},
 	ruleAWSSecretKey:      {"aws-secret-access-key", "AWS secret access key assigned to an aws…secret… name"},
+	ruleHuggingFace:       {"huggingface-token", "Hugging Face access token (hf_…)"},
+	ruleNPM:               {"npm-token", "npm access token (npm_…)"},
+	ruleSendGrid:          {"sendgrid-api-key", "SendGrid API key (SG.….…)"},
+	ruleAzureStorage:      {"azure-storage-key", "Azure storage account key (AccountKey=…)"},
 	rulePrivateKey:        {"private-key", "Private key block (-----BEGIN … PRIVATE KEY----- to its END line)"},
 	ruleJWT:               {"jwt", "JSON Web Token (eyJ….eyJ….…)"},
 	ruleBearer:            {"bearer-token", "Bearer token (Authorization: Bearer …)"},
+	ruleBasicAuth:         {"basic-auth", "Basic credentials (Authorization: Basic …, base64 of user:password)"},
 	ruleURLPassword:       {"url-password", "Password in a URL (scheme://user:PASSWORD@host)"},
-	ruleGeneric:           {"generic-secret", "High-entropy value assigned to a password, secret, token or api_key name"},
+	rulePasswordFlag:      {"password-flag", "Password given as a command-line flag (--password VALUE, --password=VALUE, -pVALUE)"},
+	ruleGeneric:           {"generic-secret", "Value assigned to a password, secret, token or api_key name (high entropy; any password of 8+ characters)"},
 }
 
 // RedactRules lists the built-in rules in priority order.
@@ -131,11 +144,12 @@ var (
 	bearerChars = newClass("A-Z", "a-z", "0-9", "._~+/=-")
 	keyChars    = newClass("A-Z", "a-z", "0-9", "_.-")
 	valueChars  = newClass("A-Z", "a-z", "0-9", "_.=+/~!@#%^&*-")
-	awsSecret   = newClass("A-Z", "a-z", "0-9", "/+=")
+	base64Chars = newClass("A-Z", "a-z", "0-9", "/+=")
 	userChars   = newClass("A-Z", "a-z", "0-9", "._~%!$&'()*+,;=-")
 	passChars   = userChars.union(newClass(":"))
 	schemeChars = newClass("A-Z", "a-z", "0-9", "+.-")
 	labelChars  = newClass("A-Z", "0-9", " ")
+	blanks      = newClass(" \t")
 )
 
 // lookBehind bounds how far a matcher reads before its position; streams keep at least
@@ -199,6 +213,8 @@ var tokenRules = []tokenRule{
 	{"xoxp-", ruleSlackUser, alnumDash, 20},
 	{"xoxa-", ruleSlackLegacy, alnumDash, 20},
 	{"xoxr-", ruleSlackLegacy, alnumDash, 20},
+	{"hf_", ruleHuggingFace, alnum, 34},
+	{"npm_", ruleNPM, alnum, 36},
 	{"AKIA", ruleAWSAccessKey, upperDigits, 16},
 	{"ASIA", ruleAWSAccessKey, upperDigits, 16},
 	{"ABIA", ruleAWSAccessKey, upperDigits, 16},
@@ -369,7 +385,10 @@ func keyBlockEnd(w []byte, pos int, atEOF bool) (end, hold int) {
 const (
 	kindNone = iota
 	kindSecret
+	kindPassword // a name ending in password or passwd: any password-like value counts
 	kindAWSSecret
+	kindAzureKey
+	kindAuthorization // an Authorization header's value: "Basic …" is judged as credentials
 )
 
 // secretNameSuffixes are the ends of names whose values are secrets, compared with the
@@ -378,18 +397,26 @@ const (
 // are not secrets.
 var secretNameSuffixes = []string{
 	"password", "passwd", "passphrase", "secret", "secretkey", "token", "apikey",
-	"accesskey", "authkey", "privatekey", "credential", "credentials",
+	"accesskey", "authkey", "privatekey", "accountkey", "credential", "credentials",
+}
+
+// secretNameTail is a quick rejection on the last two letters of a name, which every
+// suffix above ends in.
+func secretNameTail(a, b byte) bool {
+	switch string([]byte{a | 0x20, b | 0x20}) {
+	case "rd", "wd", "se", "et", "ey", "en", "al", "ls":
+		return true
+	}
+	return false
 }
 
 // nameKind classifies an assignment's name.
 func nameKind(name []byte) int {
-	if len(name) < 3 || len(name) > 64 {
-		return kindNone
+	const header = "authorization"
+	if len(name) >= len(header) && name[len(name)-1]|0x20 == 'n' && asciiEqualFold(name[len(name)-len(header):], header) {
+		return kindAuthorization
 	}
-	// Quick rejection on the last two letters, which the suffixes below end in.
-	switch string([]byte{name[len(name)-2] | 0x20, name[len(name)-1] | 0x20}) {
-	case "rd", "wd", "se", "et", "ey", "en", "al", "ls":
-	default:
+	if len(name) < 3 || len(name) > 64 || !secretNameTail(name[len(name)-2], name[len(name)-1]) {
 		return kindNone
 	}
 	var buf [64]byte
@@ -407,8 +434,13 @@ func nameKind(name []byte) int {
 	norm := buf[:n]
 	for _, s := range secretNameSuffixes {
 		if bytes.HasSuffix(norm, []byte(s)) {
-			if bytes.Contains(norm, []byte("aws")) && bytes.Contains(norm, []byte("secret")) {
+			switch {
+			case bytes.Contains(norm, []byte("aws")) && bytes.Contains(norm, []byte("secret")):
 				return kindAWSSecret
+			case s == "password" || s == "passwd":
+				return kindPassword
+			case s == "accountkey":
+				return kindAzureKey
 			}
 			return kindSecret
 		}
@@ -420,9 +452,14 @@ func nameKind(name []byte) int {
 // code or prose: long enough, with letters and digits, and of high entropy.
 func secretValue(v []byte, kind int) (rule int, ok bool) {
 	if kind == kindAWSSecret && len(v) == 40 {
-		n, _ := runAt(v, 0, awsSecret, 40, true)
+		n, _ := runAt(v, 0, base64Chars, 40, true)
 		if n == 40 {
 			return ruleAWSSecretKey, true
+		}
+	}
+	if kind == kindAzureKey && len(v) >= 40 {
+		if n, _ := runAt(v, 0, base64Chars, len(v), true); n == len(v) {
+			return ruleAzureStorage, true
 		}
 	}
 	if len(v) < 8 {
@@ -438,6 +475,68 @@ func secretValue(v []byte, kind int) (rule int, ok bool) {
 		}
 	}
 	return ruleGeneric, letters && digits && entropy(v) >= 3.0
+}
+
+// plainPassword tells whether v, assigned to a password name in a place where a value
+// ends (a quoted string, the end of a line, a flag's argument), is a password even though
+// its entropy is low: 8 bytes or more, a letter or digit, a few distinct bytes, and not
+// what code or documentation put there (placeholders, identifiers, METAVARS).
+func plainPassword(v []byte) bool {
+	if len(v) < 8 {
+		return false
+	}
+	var alnums, lower, upperAfterLower, other bool
+	var seen [256]bool
+	distinct := 0
+	for k, c := range v {
+		if !seen[c] {
+			seen[c] = true
+			distinct++
+		}
+		switch {
+		case c >= 'a' && c <= 'z':
+			alnums, lower = true, true
+		case c >= 'A' && c <= 'Z':
+			alnums = true
+			upperAfterLower = upperAfterLower || k > 0 && v[k-1] >= 'a' && v[k-1] <= 'z'
+		case c >= '0' && c <= '9':
+			alnums = true
+			other = true
+		case c == '_':
+		default:
+			other = true
+		}
+	}
+	if !alnums || distinct < 3 || placeholderPasswords[string(bytes.ToLower(v))] {
+		return false
+	}
+	if !other && (!lower || upperAfterLower) {
+		return false // an identifier: a METAVAR, CamelCase or camelCase name
+	}
+	low := bytes.ToLower(v)
+	if bytes.Contains(low, []byte("passw")) && (bytes.ContainsAny(v, "_-.") || bytes.HasPrefix(low, []byte("your"))) {
+		return false // new_password, db.password, your-password-here
+	}
+	return true
+}
+
+// dottedName tells whether v is a reference in code, such as settings.API_KEY_V2: names
+// joined by dots.
+func dottedName(v []byte) bool {
+	if bytes.IndexByte(v, '.') < 0 {
+		return false
+	}
+	for _, part := range bytes.Split(v, []byte(".")) {
+		if len(part) == 0 || part[0] >= '0' && part[0] <= '9' {
+			return false
+		}
+		for _, c := range part {
+			if !identChars[c] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // entropy is the Shannon entropy of v in bits per byte.
@@ -461,14 +560,35 @@ func entropy(v []byte) float64 {
 // first maxValue bytes and, when it is a secret, swallowed whole.
 const maxValue = 128
 
-// valueAt judges the value starting at i, assigned to a name of kind.
-func valueAt(w []byte, i int, kind int, atEOF bool) hit {
+// assignment is what precedes a value: the kind of its name and how it is written.
+type assignment struct {
+	kind  int
+	quote byte // the quote the value opens with, or 0
+	flag  bool // the name is a command-line flag (--password VALUE, --password=VALUE)
+	code  bool // NAME := value or NAME => value: a declaration in code
+}
+
+// valueEnd tells whether c, just after an unquoted value, ends it where a value may end:
+// the end of a line (or of a flag's argument, for a flag), or a URL query's '&'.
+func valueEnd(c byte, flag bool) bool {
+	return c == '\n' || c == '\r' || c == '&' || flag && (isSpace(c) || c == ';' || c == '|' || c == ')')
+}
+
+// valueAt judges the value starting at i, assigned as a says.
+func valueAt(w []byte, i int, a assignment, atEOF bool) hit {
 	n, more := runAt(w, i, valueChars, maxValue, atEOF)
 	if more {
 		return hit{status: ranOut(atEOF), start: i}
 	}
+	passwordRule := ruleGeneric
+	if a.flag {
+		passwordRule = rulePasswordFlag
+	}
 	if n == maxValue {
-		if rule, ok := secretValue(w[i:i+n], kind); ok {
+		if rule, ok := secretValue(w[i:i+n], a.kind); ok {
+			if a.kind == kindPassword {
+				rule = passwordRule
+			}
 			return hit{status: match, start: i, end: i + n, rule: rule, swallow: valueChars}
 		}
 		return hit{start: i}
@@ -477,11 +597,33 @@ func valueAt(w []byte, i int, kind int, atEOF bool) hit {
 	if end < len(w) && w[end] == '(' {
 		return hit{start: i} // a call, not a value
 	}
-	for end > i && (w[end-1] == '.' || w[end-1] == ',') {
-		end-- // the end of a sentence
+	// Where the value ends tells whether it is a whole value: up to its closing quote, or
+	// to the end of the line (of the text).
+	whole := end == len(w)
+	if end < len(w) {
+		if a.quote != 0 {
+			whole = w[end] == a.quote
+		} else {
+			whole = valueEnd(w[end], a.flag)
+		}
 	}
-	if rule, ok := secretValue(w[i:end], kind); ok {
-		return hit{status: match, start: i, end: end, rule: rule}
+	trimmed := end
+	for trimmed > i && (w[trimmed-1] == '.' || w[trimmed-1] == ',') {
+		trimmed-- // the end of a sentence
+	}
+	v := w[i:trimmed]
+	if a.quote == 0 && dottedName(v) {
+		return hit{start: i} // settings.API_KEY_V2: a reference, not a value
+	}
+	if rule, ok := secretValue(v, a.kind); ok {
+		if a.kind == kindPassword {
+			rule = passwordRule
+		}
+		return hit{status: match, start: i, end: trimmed, rule: rule}
+	}
+	if a.kind == kindPassword && whole && !a.code && plainPassword(w[i:end]) && (a.quote != 0 || a.flag || !isWord(w[i:end])) {
+		// (Unquoted, a word is more often a variable than a password: x.password = credentials.)
+		return hit{status: match, start: i, end: end, rule: passwordRule}
 	}
 	return hit{start: i}
 }
@@ -499,23 +641,30 @@ func skipSpacesBack(w []byte, j, limit int) int {
 }
 
 // assignmentAt: a value at i assigned to a secret name: NAME = value, NAME: value,
-// NAME := value, "NAME": "value", NAME => value. Only the value is redacted.
+// NAME := value, "NAME": "value", NAME => value, or a flag and its argument, --NAME value.
+// Only the value is redacted.
 func assignmentAt(w []byte, i int, atEOF bool) hit {
+	var a assignment
 	j := i - 1
 	if isQuote(w[j]) {
+		a.quote = w[j]
 		j--
 	}
-	j = skipSpacesBack(w, j, 4)
+	k := skipSpacesBack(w, j, 4)
+	spaced := k < j
+	j = k
 	if j < 0 {
 		return hit{start: i}
 	}
-	switch w[j] {
+	sep := w[j]
+	switch sep {
 	case '=':
 		j--
 		if j >= 0 && (w[j] == '=' || w[j] == '!' || w[j] == '<' || w[j] == '>') {
 			return hit{start: i} // a comparison
 		}
 		if j >= 0 && w[j] == ':' {
+			a.code = true
 			j--
 		}
 	case ':':
@@ -524,26 +673,165 @@ func assignmentAt(w []byte, i int, atEOF bool) hit {
 		if j < 1 || w[j-1] != '=' {
 			return hit{start: i}
 		}
+		a.code = true
 		j -= 2
 	default:
-		return hit{start: i}
+		if !spaced || !keyChars[sep] {
+			return hit{start: i}
+		}
+		sep = ' ' // a flag and its argument
 	}
-	j = skipSpacesBack(w, j, 4)
-	if j >= 0 && isQuote(w[j]) {
-		j--
+	if sep != ' ' {
+		j = skipSpacesBack(w, j, 4)
+		if j >= 0 && isQuote(w[j]) {
+			j--
+		}
 	}
 	end := j + 1
-	for j >= 0 && keyChars[w[j]] && end-j <= 65 {
+	for j >= 0 && keyChars[w[j]] && end-j <= 67 {
 		j--
 	}
 	if j >= 0 && keyChars[w[j]] {
 		return hit{start: i} // a name too long to judge
 	}
-	kind := nameKind(w[j+1 : end])
-	if kind == kindNone {
+	name := w[j+1 : end]
+	a.flag = len(name) > 2 && name[0] == '-' && name[1] == '-'
+	if sep == ' ' && !a.flag {
 		return hit{start: i}
 	}
-	return valueAt(w, i, kind, atEOF)
+	a.kind = nameKind(name)
+	if a.kind == kindNone {
+		return hit{start: i}
+	}
+	return valueAt(w, i, a, atEOF)
+}
+
+// dashPAt: a password glued to -p, as mysql takes it (-pVALUE), at the 'p' of a -p that
+// begins an argument. The value needs a letter, and a digit or a symbol, so that -pedantic
+// and -print are options, not passwords.
+func dashPAt(w []byte, i int, atEOF bool) hit {
+	if w[i] != 'p' || w[i-1] != '-' || i >= 2 && !isSpace(w[i-2]) && !isQuote(w[i-2]) && w[i-2] != '\n' {
+		return hit{start: i}
+	}
+	n, more := runAt(w, i+1, valueChars, maxValue, atEOF)
+	if more {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	end := i + 1 + n
+	if n < 8 || n == maxValue || end < len(w) && !valueEnd(w[end], true) && !isQuote(w[end]) {
+		return hit{start: i}
+	}
+	v := w[i+1 : end]
+	var letter, strong bool
+	for _, c := range v {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		case c >= '0' && c <= '9' || bytes.IndexByte([]byte("!@#%^&*~+/="), c) >= 0:
+			strong = true
+		}
+	}
+	if !letter || !strong || bytes.IndexByte(v, '=') >= 0 || !plainPassword(v) {
+		// (-prefix=x, -pprof=TYPE: an option and its argument.)
+		return hit{start: i}
+	}
+	return hit{status: match, start: i + 1, end: end, rule: rulePasswordFlag}
+}
+
+// sendgridAt: SG. + 22 base64url bytes + "." + 43 more (the key's id and secret); the
+// rest of the run is swallowed.
+func sendgridAt(w []byte, i int, atEOF bool) hit {
+	if s := prefixAt(w, i, "SG.", atEOF); s != match {
+		return hit{status: s, start: i}
+	}
+	j := i + 3
+	n, more := runAt(w, j, b64url, 33, atEOF)
+	if more {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	if n < 16 || n > 32 {
+		return hit{start: i}
+	}
+	j += n
+	if s := prefixAt(w, j, ".", atEOF); s != match {
+		return hit{status: s, start: i}
+	}
+	j++
+	n, more = runAt(w, j, b64url, 32, atEOF)
+	switch {
+	case n == 32:
+		return hit{status: match, start: i, end: j + n, rule: ruleSendGrid, swallow: b64url}
+	case more:
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	return hit{start: i}
+}
+
+// basicAt: the credentials of an Authorization header's "Basic " (any case): base64 of
+// user:password. Without the header's name before it, "Basic …" is left: documentation
+// quotes examples so.
+func basicAt(w []byte, i int, atEOF bool) hit {
+	j := skipSpacesBack(w, i-1, 3)
+	if j < 4 || j == i-1 || !asciiEqualFold(w[j-4:j+1], "basic") || (j >= 5 && identChars[w[j-5]]) {
+		return hit{start: i}
+	}
+	h := j - 5
+	for k := 0; k < 4 && h >= 0 && bytes.IndexByte([]byte(" \t:=\"'"), w[h]) >= 0; k++ {
+		h--
+	}
+	const header = "authorization"
+	if h < len(header)-1 || !asciiEqualFold(w[h-len(header)+1:h+1], header) {
+		return hit{start: i}
+	}
+	return basicCredentialsAt(w, i, atEOF)
+}
+
+// authorizationValueAt judges the whole value of an Authorization member at i: "Basic "
+// (any case) and credentials.
+func authorizationValueAt(w []byte, i int, atEOF bool) hit {
+	for k := 0; k < len("basic"); k++ {
+		if i+k >= len(w) {
+			return hit{status: ranOut(atEOF), start: i}
+		}
+		if w[i+k]|0x20 != "basic"[k] {
+			return hit{start: i}
+		}
+	}
+	j := i + len("basic")
+	n, more := runAt(w, j, blanks, 3, atEOF)
+	if more {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	if n == 0 {
+		return hit{start: i}
+	}
+	h := basicCredentialsAt(w, j+n, atEOF)
+	if h.status == needMore {
+		h.start = i
+	}
+	return h
+}
+
+// basicCredentialsAt: base64 of user:password at i, ending there.
+func basicCredentialsAt(w []byte, i int, atEOF bool) hit {
+	n, more := runAt(w, i, base64Chars, maxHold, atEOF)
+	if more {
+		return hit{status: ranOut(atEOF), start: i}
+	}
+	if n < 8 || n == maxHold {
+		return hit{start: i}
+	}
+	dec, err := base64.RawStdEncoding.DecodeString(string(bytes.TrimRight(w[i:i+n], "=")))
+	colon := bytes.IndexByte(dec, ':')
+	if err != nil || colon < 0 || colon == len(dec)-1 {
+		return hit{start: i}
+	}
+	for _, c := range dec {
+		if c < ' ' || c > '~' {
+			return hit{start: i}
+		}
+	}
+	return hit{status: match, start: i, end: i + n, rule: ruleBasicAuth}
 }
 
 // bearerAt: a token after "Bearer " (any case), at least 16 bytes with a digit.

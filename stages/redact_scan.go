@@ -281,7 +281,7 @@ func (c *hitCache) next(r *Redactor, w []byte, pos, base int, atEOF bool, st *sc
 // needs more text.
 func (r *Redactor) nextBuiltin(w []byte, pos, base int, atEOF bool, st *scanState) hit {
 	// A member's value is judged whole, from its first byte (see valueStringAt).
-	if st.keyValue != kindNone && !st.started && pos == base && r.on[ruleGeneric] {
+	if st.keyValue != kindNone && !st.started && pos == base && (r.on[ruleGeneric] || st.keyValue == kindAuthorization && r.on[ruleBasicAuth]) {
 		if h := valueStringAt(w, pos, st.keyValue, atEOF); h.status != noMatch {
 			return h
 		}
@@ -306,10 +306,28 @@ func (r *Redactor) nextBuiltin(w []byte, pos, base int, atEOF bool, st *scanStat
 				return h
 			}
 		}
+		if valueStart[c] && i > 0 && afterValue[w[i-1]] {
+			// A value that begins with a symbol (PASSWORD=!x…, user:~x…@host).
+			if h := r.afterAt(w, i, atEOF); h.status != noMatch {
+				return h
+			}
+		}
 		i++
 	}
 	return hit{start: len(w)}
 }
+
+// valueStart marks the symbols a value may begin with (a value beginning with a letter or
+// digit is tried at its word start).
+var valueStart = func() (t charClass) {
+	for c := range 256 {
+		t[c] = (valueChars[c] || passChars[c]) && !identChars[c]
+	}
+	return t
+}()
+
+// afterValue marks what may stand just before a value: a separator, a quote or a space.
+var afterValue = newClass("=:>'`\" \t")
 
 // wordStartAt tries the rules that start at a word start, in priority order: tokens with a
 // known prefix, then values recognised by what precedes them.
@@ -333,10 +351,20 @@ func (r *Redactor) wordStartAt(w []byte, i int, atEOF bool) hit {
 		if h := webhookAt(w, i, atEOF); h.status != noMatch {
 			return h
 		}
+	case c == 'S' && r.on[ruleSendGrid]:
+		if h := sendgridAt(w, i, atEOF); h.status != noMatch {
+			return h
+		}
 	}
 	if i == 0 {
 		return hit{start: i}
 	}
+	return r.afterAt(w, i, atEOF)
+}
+
+// afterAt tries the rules that recognise a value at i by what precedes it: URL passwords,
+// -pVALUE, credentials after Bearer and Basic, assignments and flags.
+func (r *Redactor) afterAt(w []byte, i int, atEOF bool) hit {
 	switch w[i-1] {
 	case ':':
 		if r.on[ruleURLPassword] {
@@ -344,25 +372,39 @@ func (r *Redactor) wordStartAt(w []byte, i int, atEOF bool) hit {
 				return h
 			}
 		}
+	case '-':
+		if r.on[rulePasswordFlag] {
+			return dashPAt(w, i, atEOF)
+		}
+		return hit{start: i}
 	case ' ', '\t':
 		// What stands before the spaces tells which matcher could apply, if any.
 		j := skipSpacesBack(w, i-1, 4)
 		if j < 0 {
 			return hit{start: i}
 		}
-		if c := w[j]; c|0x20 == 'r' {
+		switch c := w[j]; {
+		case c|0x20 == 'r':
 			if r.on[ruleBearer] {
 				return bearerAt(w, i, atEOF)
 			}
 			return hit{start: i}
-		} else if c != '=' && c != ':' && c != '>' && !isQuote(c) {
+		case c|0x20 == 'c':
+			if r.on[ruleBasicAuth] {
+				return basicAt(w, i, atEOF)
+			}
+			return hit{start: i}
+		case c == '=' || c == ':' || c == '>' || isQuote(c):
+		case j >= 1 && secretNameTail(w[j-1], c):
+			// Perhaps a flag and its argument (--password VALUE).
+		default:
 			return hit{start: i}
 		}
 	case '=', '"', '\'', '`', '>':
 	default:
 		return hit{start: i}
 	}
-	if r.on[ruleGeneric] || r.on[ruleAWSSecretKey] {
+	if r.on[ruleGeneric] || r.on[ruleAWSSecretKey] || r.on[ruleAzureStorage] || r.on[rulePasswordFlag] {
 		h := assignmentAt(w, i, atEOF)
 		if h.status != match || r.on[h.rule] {
 			return h
@@ -375,6 +417,9 @@ func (r *Redactor) wordStartAt(w []byte, i int, atEOF bool) hit {
 // ({"password":"…"}): it is a secret when it is one value-like word that passes the same
 // test as an assignment's value.
 func valueStringAt(w []byte, i int, kind int, atEOF bool) hit {
+	if kind == kindAuthorization {
+		return authorizationValueAt(w, i, atEOF)
+	}
 	n, more := runAt(w, i, valueChars, maxValue+1, atEOF)
 	switch {
 	case more:
@@ -384,6 +429,9 @@ func valueStringAt(w []byte, i int, kind int, atEOF bool) hit {
 	}
 	if rule, ok := secretValue(w[i:], kind); ok {
 		return hit{status: match, start: i, end: len(w), rule: rule}
+	}
+	if kind == kindPassword && plainPassword(w[i:]) {
+		return hit{status: match, start: i, end: len(w), rule: ruleGeneric}
 	}
 	return hit{start: i}
 }
@@ -483,8 +531,9 @@ func (s *textStream) pushText(r *Redactor, dst, text []byte, atEOF bool) []byte 
 // redactText appends the redaction of the whole text s (decoded) to dst and reports whether
 // anything changed. kind is the kind of the member name the text is the value of.
 func (r *Redactor) redactText(dst, s []byte, kind int, spans []span) ([]byte, []span, bool) {
-	if len(s) < r.minText || r.wordsSafe && isWord(s) && (len(s) < minToken || !tokenStart[s[0]]) {
-		// A word's only word start is its first byte: only a token could match there.
+	if len(s) < r.minText || r.wordsSafe && kind != kindPassword && isWord(s) && (len(s) < minToken || !tokenStart[s[0]]) {
+		// A word's only word start is its first byte: only a token could match there
+		// (or, a password member's value being judged whole, the word itself).
 		return dst, spans, false
 	}
 	st := scanState{keyValue: kind}
@@ -511,6 +560,19 @@ func isWord(s []byte) bool {
 		}
 	}
 	return true
+}
+
+// Stream returns a function that redacts one text arriving in pieces: each call returns
+// what can be released of the text so far, redacted (valid until the next call); the call
+// with end set releases the rest. The pieces add up to the redaction of the whole text.
+func (r *Redactor) Stream() func(chunk []byte, end bool) []byte {
+	var ts textStream
+	ts.reset(kindNone)
+	var out []byte
+	return func(chunk []byte, end bool) []byte {
+		out = ts.pushText(r, out[:0], chunk, end)
+		return out
+	}
 }
 
 // RedactString returns s with its secrets replaced.

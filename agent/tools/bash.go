@@ -220,16 +220,19 @@ func formatSeconds(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64
 
 // collector gathers a command's output. It keeps everything in memory while the output fits
 // MaxBytes; past that it writes the whole output to a full-output file and keeps only a tail
-// in memory.
+// in memory. With redaction, what it keeps of a spilled output is redacted as it arrives
+// (the file redacts what it writes), so that the tail, the updates and the file agree.
 type collector struct {
 	opts Options
 
 	mu       sync.Mutex
 	buf      []byte // all output, or its tail once spilled
 	midLine  bool   // buf (a trimmed tail) starts inside a line
-	file     *os.File
+	spilled  bool
+	redact   RedactStream // of buf, once spilled
+	file     *outputFile
 	fileErr  error
-	total    int64
+	total    int64 // of the output (redacted, once spilled)
 	newlines int64
 	lastByte byte
 	version  int // number of writes so far
@@ -240,18 +243,41 @@ func (c *collector) write(p []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.version++
-	c.total += int64(len(p))
-	c.newlines += int64(bytes.Count(p, []byte{'\n'}))
-	c.lastByte = p[len(p)-1]
-	if c.file == nil && c.fileErr == nil && len(c.buf)+len(p) > MaxBytes {
+	if !c.spilled && len(c.buf)+len(p) > MaxBytes {
+		c.spilled = true
 		c.file, c.fileErr = createOutputFile(c.opts)
 		if c.fileErr == nil {
 			_, c.fileErr = c.file.Write(c.buf)
+		}
+		if c.opts.Redact != nil {
+			c.redact = c.opts.Redact()
+			c.buf = append([]byte(nil), c.redact(c.buf, false)...)
+			c.total, c.newlines = 0, 0
+			c.add(c.buf)
 		}
 	}
 	if c.file != nil && c.fileErr == nil {
 		_, c.fileErr = c.file.Write(p)
 	}
+	if c.redact != nil {
+		p = c.redact(p, false)
+	}
+	c.keep(p)
+}
+
+// add counts p as part of the output.
+func (c *collector) add(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	c.total += int64(len(p))
+	c.newlines += int64(bytes.Count(p, []byte{'\n'}))
+	c.lastByte = p[len(p)-1]
+}
+
+// keep adds p to the output and to buf.
+func (c *collector) keep(p []byte) {
+	c.add(p)
 	c.buf = append(c.buf, p...)
 	if len(c.buf) > 2*MaxBytes {
 		c.trim()
@@ -303,8 +329,12 @@ func (c *collector) emit(update func(codec.ToolResult), force bool) {
 func (c *collector) finish() (string, *details) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.file == nil && c.fileErr == nil {
+	if !c.spilled {
 		return truncateOutput(string(c.buf), c.opts, true)
+	}
+	if c.redact != nil {
+		c.keep(c.redact(nil, true))
+		c.redact = nil
 	}
 	path := ""
 	if c.file != nil {

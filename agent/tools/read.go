@@ -149,7 +149,7 @@ func (t *readTool) readText(ctx context.Context, f *os.File, path string, offset
 		selBytes   int64
 		truncated  bool
 		c          cut
-		full       *os.File
+		full       *outputFile
 		fullErr    error
 		line       []byte // the selected line read so far, until it is placed
 		inLine     bool   // a line has started and not ended
@@ -177,7 +177,9 @@ func (t *readTool) readText(ctx context.Context, f *os.File, path string, offset
 			prior := kept.String()
 			c = cut{text: prior, lines: keptLines, byBytes: keptLines < MaxLines}
 			if keptLines == 0 {
-				c = cut{text: string(l[:runePrefix(string(l), MaxBytes)]), lines: 1, partial: true, byBytes: true}
+				// The line is cut: redacted first, so that no secret is cut in two.
+				head := redactAll(t.opts, string(l))
+				c = cut{text: head[:runePrefix(head, MaxBytes)], lines: 1, partial: true, byBytes: true}
 			}
 			full, fullErr = createOutputFile(t.opts)
 			if fullErr == nil {

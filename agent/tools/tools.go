@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/basecontext/base-context/codec"
@@ -61,7 +62,17 @@ type Result struct {
 type Options struct {
 	Cwd     string // tools resolve relative paths against it
 	TempDir string // where full outputs of truncated results go; "" = os.TempDir()
+	// Redact, when not nil, starts the redaction of one output. An output that does not
+	// fit the limits is then redacted before it is cut, so that a cut cannot leave the rest
+	// of a secret that no rule would recognise, and its full-output file holds the redacted
+	// text. An output that fits is returned as it is.
+	Redact func() RedactStream
 }
+
+// RedactStream redacts one text that arrives in pieces: each call returns the redacted text
+// that can be released so far (valid until the next call); the call with end set releases
+// the rest. The pieces released add up to the redaction of the whole text.
+type RedactStream func(chunk []byte, end bool) []byte
 
 var toolNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls"}
 
@@ -279,13 +290,63 @@ func tempDir(opts Options) string {
 	return os.TempDir()
 }
 
-// createOutputFile opens a new file (mode 0600) in the temp dir for a full output.
-func createOutputFile(opts Options) (*os.File, error) {
+// outputFile is a full-output file: a new file (mode 0600) in the temp dir, written through
+// the redaction when the options have one.
+type outputFile struct {
+	f      *os.File
+	redact RedactStream
+}
+
+// createOutputFile opens a new full-output file.
+func createOutputFile(opts Options) (*outputFile, error) {
 	dir := tempDir(opts)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	return os.CreateTemp(dir, "base-context-*.txt")
+	f, err := os.CreateTemp(dir, "base-context-*.txt")
+	if err != nil {
+		return nil, err
+	}
+	o := &outputFile{f: f}
+	if opts.Redact != nil {
+		o.redact = opts.Redact()
+	}
+	return o, nil
+}
+
+func (o *outputFile) Name() string { return o.f.Name() }
+
+// Write writes what the redaction releases of p.
+func (o *outputFile) Write(p []byte) (int, error) {
+	q := p
+	if o.redact != nil {
+		q = o.redact(p, false)
+	}
+	if _, err := o.f.Write(q); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Close writes what the redaction still holds and closes the file.
+func (o *outputFile) Close() error {
+	var err error
+	if o.redact != nil {
+		_, err = o.f.Write(o.redact(nil, true))
+		o.redact = nil
+	}
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// redactAll returns the redaction of text, or text when opts has none.
+func redactAll(opts Options, text string) string {
+	if opts.Redact == nil {
+		return text
+	}
+	return string(opts.Redact()([]byte(text), true))
 }
 
 // saveFullOutput writes text to a new file in the temp dir and returns its path.
@@ -358,6 +419,12 @@ func truncateOutput(text string, opts Options, keepTail bool) (string, *details)
 	if fitsLimits(text) {
 		return text, nil
 	}
+	// The full file gets the text as it is (it redacts what it writes); the kept part is cut
+	// from the redacted text.
+	full := text
+	if text = redactAll(opts, text); fitsLimits(text) {
+		return text, nil
+	}
 	var c cut
 	if keepTail {
 		c = cutTail(text, MaxLines, MaxBytes)
@@ -369,7 +436,7 @@ func truncateOutput(text string, opts Options, keepTail bool) (string, *details)
 	if keepTail {
 		first = total - int64(c.lines) + 1
 	}
-	path, err := saveFullOutput(opts, text)
+	path, err := saveFullOutput(opts, full)
 	note := truncationNote(c, first, total, keepTail, "", path, err)
 	return appendNote(c.text, note), &details{
 		Truncation: &truncationInfo{
@@ -383,12 +450,12 @@ func truncateOutput(text string, opts Options, keepTail bool) (string, *details)
 }
 
 // Truncate applies the shared output limits (MaxLines, MaxBytes) to text. When text fits it is
-// returned unchanged. Otherwise the head (or the tail if keepTail) that fits is kept and a note
+// returned unchanged (with opts.Redact, a text that fits once redacted is returned redacted). Otherwise the head (or the tail if keepTail) that fits is kept and a note
 // is appended naming fullPath, a new file (mode 0600) in opts.TempDir holding the whole text.
 func Truncate(text string, opts Options, keepTail bool) (out string, fullPath string, truncated bool) {
 	out, d := truncateOutput(text, opts, keepTail)
 	if d == nil {
-		return text, "", false
+		return out, "", false
 	}
 	return out, d.FullOutputPath, true
 }
@@ -776,4 +843,35 @@ func appendObjectSchema(b []byte, params []param) []byte {
 		}
 	}
 	return append(b, `],"additionalProperties":false}`...)
+}
+
+// ---- full-output folders ----
+
+// PruneOutputs removes from root, a folder of full-output folders (one per session), the
+// files not written since before, and the folders they leave empty. It returns how many
+// files it removed.
+func PruneOutputs(root string, before time.Time) int {
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		return 0
+	}
+	removed := 0
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		dir := filepath.Join(root, d.Name())
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			p := filepath.Join(dir, f.Name())
+			if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() && st.ModTime().Before(before) && os.Remove(p) == nil {
+				removed++
+			}
+		}
+		os.Remove(dir) // only when empty
+	}
+	return removed
 }
