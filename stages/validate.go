@@ -67,6 +67,8 @@ type Validator struct {
 	lastID     int64
 	blocks     []blockState
 	tools      map[string]openTool
+
+	ambiguities codec.AmbiguityWalker
 }
 
 // opener remembers the line that opened something not yet closed; 0 when nothing is open.
@@ -162,7 +164,17 @@ func (v *Validator) Push(f *Frame, emit Emit) error {
 		return emit(f)
 	}
 	v.check(f)
+	v.checkAmbiguities(f.Line())
 	return emit(f)
+}
+
+// checkAmbiguities reports what parsers read differently: duplicate keys (filters, like jq,
+// take the last; other consumers the first) and lone surrogate escapes.
+func (v *Validator) checkAmbiguities(line []byte) {
+	v.ambiguities.Each(line, func(a codec.Ambiguity) bool {
+		v.report(a.String())
+		return true
+	})
 }
 
 func (v *Validator) check(f *Frame) {

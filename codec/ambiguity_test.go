@@ -1,0 +1,85 @@
+package codec
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Of duplicate keys the lookups take the last, as jq and JavaScript do (encoding/json too).
+func TestDuplicateKeysLastWins(t *testing.T) {
+	line := []byte(`{"type":"first","message":{"role":"user","role":"assistant"},"type":"last"}`)
+	var js struct {
+		Type    string `json:"type"`
+		Message struct {
+			Role string `json:"role"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(line, &js); err != nil {
+		t.Fatal(err)
+	}
+	if got := Find(line, "type").Str(line); got != js.Type || got != "last" {
+		t.Errorf("Find: %q, encoding/json %q", got, js.Type)
+	}
+	if got := Lookup(line, "message.role").Str(line); got != js.Message.Role {
+		t.Errorf("Lookup: %q, encoding/json %q", got, js.Message.Role)
+	}
+	var m [2]Member
+	FindEach(line, []string{"type", "message"}, m[:])
+	if got := m[0].Str(line); got != "last" {
+		t.Errorf("FindEach: %q", got)
+	}
+	var ix Index
+	if err := CheckObjectIndexed(line, &ix); err != nil {
+		t.Fatal(err)
+	}
+	ix.FindEach([]string{"type"}, m[:1])
+	if got := m[0].Str(line); got != "last" {
+		t.Errorf("Index.FindEach: %q", got)
+	}
+}
+
+func ambiguities(s string) string {
+	var out []string
+	EachAmbiguity([]byte(s), func(a Ambiguity) bool {
+		out = append(out, a.String())
+		return true
+	})
+	return strings.Join(out, "; ")
+}
+
+func TestEachAmbiguity(t *testing.T) {
+	many := make([]string, 40)
+	for i := range many {
+		many[i] = fmt.Sprintf(`"k%d":%d`, i, i)
+	}
+	for in, want := range map[string]string{
+		`{"op":"status","op":"stop"}`:                                 `duplicate key "op"`,
+		`{"a":{"b":1,"c":{"b":2},"b":3},"b":[{"x":1},{"x":2,"x":3}]}`: `a: duplicate key "b"; b[1]: duplicate key "x"`,
+		`{"type":"a","typ\u0065":"b"}`:                                `duplicate key "type"`, // the same key once decoded
+		`{"a":1,"A":2,"a ":3,"\"a":4}`:                                ``,
+		`{"s":"\ud800"}`:                                              `s: lone surrogate \ud800`,
+		`{"s":"x\uDC00y"}`:                                            `s: lone surrogate \uDC00`,
+		`{"s":"\ud83d\ude00 \\ud800 \ud800\u0041"}`:                   `s: lone surrogate \ud800`, // a pair, an escaped backslash, then a lone one
+		`{"s":"\ude00\ud83d"}`:                                        `s: lone surrogate \ude00; s: lone surrogate \ud83d`,
+		`{"m":{"c":[1,{"t":"ok"},{"t":"\udfff"}]}}`:                   `m.c[2].t: lone surrogate \udfff`,
+		`{"\ud800":1}`:                                                `lone surrogate \ud800 in a key`,
+		`[1,"\u00e9",{"a":[]},{}]`:                                    ``,
+		`{` + strings.Join(many, ",") + `,"k3":0,"k39":0}`:            `duplicate key "k3"; duplicate key "k39"`,
+		`{"a":{` + strings.Join(many, ",") + `},"b":{` + strings.Join(many, ",") + `}}`: ``,
+	} {
+		if !Valid([]byte(in)) {
+			t.Fatalf("test input %s is not valid JSON", in)
+		}
+		if got := ambiguities(in); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", in, got, want)
+		}
+	}
+	// fn returning false stops the walk.
+	n := 0
+	EachAmbiguity([]byte(`{"a":1,"a":2,"a":3,"s":"\ud800"}`), func(Ambiguity) bool { n++; return false })
+	if n != 1 {
+		t.Errorf("%d calls after a stop", n)
+	}
+}
