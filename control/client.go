@@ -33,6 +33,9 @@ func exchange(c net.Conn, r *bufio.Reader, req Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	if len(data)+1 > MaxRequest {
+		return Reply{}, fmt.Errorf("control: the request is too long: %d bytes encoded, a run takes at most %d (1 MB)", len(data)+1, MaxRequest)
+	}
 	if _, err := c.Write(append(data, '\n')); err != nil {
 		return Reply{}, fmt.Errorf("control: %w", err)
 	}
