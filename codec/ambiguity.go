@@ -3,7 +3,6 @@ package codec
 import (
 	"bytes"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -42,7 +41,7 @@ type AmbiguityWalker struct {
 	b       []byte
 	fn      func(Ambiguity) bool
 	stopped bool
-	path    []ambiguityStep
+	path    Path     // keys alias b
 	keys    []string // keys of the objects open, innermost last; aliasing b
 }
 
@@ -55,11 +54,7 @@ func (w *AmbiguityWalker) Each(b []byte, fn func(Ambiguity) bool) {
 	}
 	w.b, w.fn = nil, nil
 	clear(w.keys[:cap(w.keys)]) // drop the references into b
-}
-
-type ambiguityStep struct {
-	key   []byte // raw key body; nil for an array index
-	index int
+	clear(w.path[:cap(w.path)])
 }
 
 // objectKeysCompared is how many keys of one object are compared pairwise before a map
@@ -67,23 +62,9 @@ type ambiguityStep struct {
 const objectKeysCompared = 16
 
 func (w *AmbiguityWalker) report(what string) {
-	if w.stopped {
-		return
+	if !w.stopped {
+		w.stopped = !w.fn(Ambiguity{Path: w.path.String(), What: what})
 	}
-	var p strings.Builder
-	for _, s := range w.path {
-		if s.key == nil {
-			p.WriteByte('[')
-			p.WriteString(strconv.Itoa(s.index))
-			p.WriteByte(']')
-			continue
-		}
-		if p.Len() > 0 {
-			p.WriteByte('.')
-		}
-		p.Write(s.key)
-	}
-	w.stopped = !w.fn(Ambiguity{Path: p.String(), What: what})
 }
 
 // value walks the value at i and returns the index after it.
@@ -110,7 +91,7 @@ func (w *AmbiguityWalker) value(i int) int {
 				w.report("duplicate key " + strconv.Quote(key))
 			}
 			i = SkipSpace(b, SkipSpace(b, keyEnd)+1) // past the colon
-			w.path = append(w.path, ambiguityStep{key: body})
+			w.path = append(w.path, KeyStep(UnsafeString(body)))
 			i = SkipSpace(b, w.value(i))
 			w.path = w.path[:len(w.path)-1]
 			if i < len(b) && b[i] == ',' {
@@ -125,7 +106,7 @@ func (w *AmbiguityWalker) value(i int) int {
 	case '[':
 		i = SkipSpace(b, i+1)
 		for n := 0; !w.stopped && i < len(b) && b[i] != ']'; n++ {
-			w.path = append(w.path, ambiguityStep{index: n})
+			w.path = append(w.path, IndexStep(n))
 			i = SkipSpace(b, w.value(i))
 			w.path = w.path[:len(w.path)-1]
 			if i < len(b) && b[i] == ',' {

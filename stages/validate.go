@@ -53,7 +53,7 @@ type Validator struct {
 	opts   ValidateOptions
 	line   int
 	typ    string
-	path   jsonPath
+	path   codec.Path // from the line to the value being checked
 	result ValidateResult
 
 	form     streamForm
@@ -147,8 +147,8 @@ func (v *Validator) reportAt(key, what string) {
 	v.report(p + " " + what)
 }
 
-func (v *Validator) enter(key string) { v.path = append(v.path, pathStep{key: key}) }
-func (v *Validator) enterIndex(i int) { v.path = append(v.path, pathStep{index: i}) }
+func (v *Validator) enter(key string) { v.path = append(v.path, codec.KeyStep(key)) }
+func (v *Validator) enterIndex(i int) { v.path = append(v.path, codec.IndexStep(i)) }
 func (v *Validator) leave()           { v.path = v.path[:len(v.path)-1] }
 
 func (v *Validator) Push(f *Frame, emit Emit) error {
