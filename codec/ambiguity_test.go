@@ -83,3 +83,21 @@ func TestEachAmbiguity(t *testing.T) {
 		t.Errorf("%d calls after a stop", n)
 	}
 }
+
+// Decoding a message or block reads duplicate keys as the lookups do: the last wins.
+func TestParseDuplicateKeysLastWins(t *testing.T) {
+	m, err := ParseMessage([]byte(`{"role":"user","content":"hi","timestamp":1,"role":"assistant","content":[{"type":"toolCall","type":"text","text":"last"}],"stopReason":"stop"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := m.(*AssistantMessage)
+	if !ok {
+		t.Fatalf("decoded a %T, want the assistant message of the last role", m)
+	}
+	if len(a.Content) != 1 {
+		t.Fatalf("content %#v", a.Content)
+	}
+	if txt, ok := a.Content[0].(*TextContent); !ok || txt.Text != "last" {
+		t.Errorf("block %#v, want the text block of the last type", a.Content[0])
+	}
+}
