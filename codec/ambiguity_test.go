@@ -1,8 +1,10 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -100,4 +102,81 @@ func TestParseDuplicateKeysLastWins(t *testing.T) {
 	if txt, ok := a.Content[0].(*TextContent); !ok || txt.Text != "last" {
 		t.Errorf("block %#v, want the text block of the last type", a.Content[0])
 	}
+}
+
+// duplicateKeysByDecoder counts duplicate keys with encoding/json's tokenizer, independently
+// of the walker.
+func duplicateKeysByDecoder(b []byte) (int, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type frame struct {
+		object    bool
+		expectKey bool
+		keys      map[string]bool
+	}
+	var stack []*frame
+	dups := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return dups, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.expectKey {
+			if k, ok := tok.(string); ok {
+				if top.keys[k] {
+					dups++
+				}
+				top.keys[k] = true
+				top.expectKey = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, expectKey: true, keys: map[string]bool{}})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].expectKey = true // the value of a member is done
+		}
+	}
+}
+
+// FuzzAmbiguityDuplicates: the walker finds as many duplicate keys as encoding/json's
+// tokenizer shows (on values without surrogate escapes, which the tokenizer folds together).
+func FuzzAmbiguityDuplicates(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":{"a":[{"b":1,"b":2}],"c":3},"a":"x"}`, `{"k\u0041":1,"kA":2}`, `[{},{"":1,"":2}]`,
+		`{"a":{"b":{"c":{}}},"b":1,"c":[1,{"a":1}]}`, `{"t":"\\","t ":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !Valid(b) || bytes.Contains(bytes.ToLower(b), []byte(`\ud`)) {
+			return
+		}
+		want, err := duplicateKeysByDecoder(b)
+		if err != nil {
+			return
+		}
+		got := 0
+		EachAmbiguity(b, func(a Ambiguity) bool {
+			if strings.HasPrefix(a.What, "duplicate key ") {
+				got++
+			}
+			return true
+		})
+		if got != want {
+			t.Fatalf("%s: walker found %d duplicate keys, encoding/json %d", b, got, want)
+		}
+	})
 }
