@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/codec"
@@ -125,11 +126,19 @@ func openOutput(path string, stdout io.Writer) (io.Writer, func(error) error, er
 	if path == "" || path == "-" {
 		return stdout, func(err error) error { return err }, nil
 	}
+	// Signals are watched before the temporary file exists, so that none can leave it behind.
+	var pending tempFile
+	stopWatching := removeOnSignal(&pending)
+	pending.mu.Lock()
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err == nil {
+		pending.path = tmp.Name()
+	}
+	pending.mu.Unlock()
 	if err != nil {
+		stopWatching()
 		return nil, nil, Fail(ExitUsage, err.Error())
 	}
-	stopWatching := removeOnSignal(tmp.Name())
 	commit := func(err error) error {
 		stopWatching()
 		cerr := tmp.Close()
@@ -150,17 +159,26 @@ func openOutput(path string, stdout io.Writer) (io.Writer, func(error) error, er
 	return tmp, commit, nil
 }
 
-// removeOnSignal removes path and ends the process, with the status the signal calls for,
-// when SIGHUP, SIGINT or SIGTERM arrives before the returned stop is called: an interrupted filter
-// leaves neither a half-written output nor its temporary file behind.
-func removeOnSignal(path string) (stop func()) {
+// tempFile is the temporary file an output is written to, once it exists.
+type tempFile struct {
+	mu   sync.Mutex
+	path string
+}
+
+// removeOnSignal removes the temporary file and ends the process, with the status the signal
+// calls for, when SIGHUP, SIGINT or SIGTERM arrives before the returned stop is called: an
+// interrupted filter leaves neither a half-written output nor its temporary file behind.
+func removeOnSignal(tmp *tempFile) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, stopSignals()...)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-ch:
-			os.Remove(path)
+			tmp.mu.Lock() // not while it is being created
+			if tmp.path != "" {
+				os.Remove(tmp.path)
+			}
 			code, _, _ := signalExit(s)
 			os.Exit(code)
 		case <-done:

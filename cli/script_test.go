@@ -24,6 +24,7 @@ func TestScripts(t *testing.T) {
 			"mockserver": cmdMockserver,
 			"waitfor":    cmdWaitfor,
 			"headerid":   cmdHeaderID,
+			"controlraw": cmdControlRaw,
 		},
 		Setup: func(env *testscript.Env) error {
 			dir, err := filepath.Abs("../testdata")

@@ -58,6 +58,71 @@ func decodeObject(raw []byte, what string) (gjson.Result, error) {
 	return v, nil
 }
 
+// lastMember is the member key of the object v: of duplicate keys the last, as jq reads
+// them (gjson's Get takes the first).
+func lastMember(v gjson.Result, key string) gjson.Result {
+	var found gjson.Result
+	v.ForEach(func(k, x gjson.Result) bool {
+		if k.Str == key {
+			found = x
+		}
+		return true
+	})
+	return found
+}
+
+// eachMember calls fn for the members of the object v in order until fn returns false, but
+// of duplicate keys only for the last, as jq reads them: an earlier duplicate neither counts
+// nor fails a type check.
+func eachMember(v gjson.Result, fn func(k, x gjson.Result) bool) {
+	if !hasDuplicateKeys(v) {
+		v.ForEach(fn)
+		return
+	}
+	type member struct{ k, x gjson.Result }
+	var members []member
+	last := map[string]int{}
+	v.ForEach(func(k, x gjson.Result) bool {
+		last[k.Str] = len(members)
+		members = append(members, member{k, x})
+		return true
+	})
+	for i, m := range members {
+		if last[m.k.Str] == i && !fn(m.k, m.x) {
+			return
+		}
+	}
+}
+
+func hasDuplicateKeys(v gjson.Result) bool {
+	var store [16]string
+	keys := store[:0]
+	var seen map[string]bool
+	dup := false
+	v.ForEach(func(k, _ gjson.Result) bool {
+		if seen != nil {
+			dup = seen[k.Str]
+			seen[k.Str] = true
+			return !dup
+		}
+		for _, key := range keys {
+			if key == k.Str {
+				dup = true
+				return false
+			}
+		}
+		keys = append(keys, k.Str)
+		if len(keys) == len(store) {
+			seen = make(map[string]bool, 2*len(store))
+			for _, key := range keys {
+				seen[key] = true
+			}
+		}
+		return true
+	})
+	return dup
+}
+
 func decodeTypeName(v gjson.Result) string {
 	switch v.Type {
 	case gjson.Null:
@@ -199,7 +264,7 @@ func decodeContents(v gjson.Result) ([]Content, error) {
 }
 
 func decodeContent(v gjson.Result) (Content, error) {
-	typ := v.Get("type")
+	typ := lastMember(v, "type")
 	if typ.Type != gjson.String {
 		return nil, fmt.Errorf("codec: content block: field \"type\": expected string, got %s", decodeTypeName(typ))
 	}
@@ -207,7 +272,7 @@ func decodeContent(v gjson.Result) (Content, error) {
 	case "text":
 		c := &TextContent{}
 		f := Fields{What: "text block"}
-		v.ForEach(func(k, x gjson.Result) bool {
+		eachMember(v, func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "text":
 				c.Text = f.Str(k.Str, x)
@@ -220,7 +285,7 @@ func decodeContent(v gjson.Result) (Content, error) {
 	case "thinking":
 		c := &ThinkingContent{}
 		f := Fields{What: "thinking block"}
-		v.ForEach(func(k, x gjson.Result) bool {
+		eachMember(v, func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "thinking":
 				c.Thinking = f.Str(k.Str, x)
@@ -235,7 +300,7 @@ func decodeContent(v gjson.Result) (Content, error) {
 	case "image":
 		c := &ImageContent{}
 		f := Fields{What: "image block"}
-		v.ForEach(func(k, x gjson.Result) bool {
+		eachMember(v, func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "data":
 				c.Data = f.Str(k.Str, x)
@@ -248,7 +313,7 @@ func decodeContent(v gjson.Result) (Content, error) {
 	case "toolCall":
 		c := &ToolCall{}
 		f := Fields{What: "toolCall block"}
-		v.ForEach(func(k, x gjson.Result) bool {
+		eachMember(v, func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "id":
 				c.ID = f.Str(k.Str, x)
@@ -283,7 +348,7 @@ func decodeCompact(raw string) json.RawMessage {
 }
 
 func decodeMessage(v gjson.Result) (Message, error) {
-	role := v.Get("role")
+	role := lastMember(v, "role")
 	if role.Type != gjson.String {
 		return nil, fmt.Errorf("codec: message: field \"role\": expected string, got %s", decodeTypeName(role))
 	}
@@ -301,7 +366,7 @@ func decodeMessage(v gjson.Result) (Message, error) {
 	case "branchSummary":
 		m := &BranchSummaryMessage{}
 		f := Fields{What: "branchSummary message"}
-		v.ForEach(func(k, x gjson.Result) bool {
+		eachMember(v, func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "summary":
 				m.Summary = f.Str(k.Str, x)
@@ -316,7 +381,7 @@ func decodeMessage(v gjson.Result) (Message, error) {
 	case "compactionSummary":
 		m := &CompactionSummaryMessage{}
 		f := Fields{What: "compactionSummary message"}
-		v.ForEach(func(k, x gjson.Result) bool {
+		eachMember(v, func(k, x gjson.Result) bool {
 			switch k.Str {
 			case "summary":
 				m.Summary = f.Str(k.Str, x)
@@ -335,7 +400,7 @@ func decodeMessage(v gjson.Result) (Message, error) {
 func decodeUser(v gjson.Result) (Message, error) {
 	m := &UserMessage{}
 	f := Fields{What: "user message"}
-	v.ForEach(func(k, x gjson.Result) bool {
+	eachMember(v, func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "content":
 			if x.Type == gjson.String {
@@ -354,7 +419,7 @@ func decodeUser(v gjson.Result) (Message, error) {
 func decodeAssistant(v gjson.Result) (Message, error) {
 	m := &AssistantMessage{Content: []Content{}}
 	f := Fields{What: "assistant message"}
-	v.ForEach(func(k, x gjson.Result) bool {
+	eachMember(v, func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "content":
 			m.Content = f.Contents(k.Str, x)
@@ -388,7 +453,7 @@ func (f *Fields) usage(key string, v gjson.Result) (u Usage) {
 		f.fail(key, "object", v)
 		return u
 	}
-	v.ForEach(func(k, x gjson.Result) bool {
+	eachMember(v, func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "input":
 			u.Input = f.Int("usage."+k.Str, x)
@@ -416,7 +481,7 @@ func (f *Fields) cost(key string, v gjson.Result) (c Cost) {
 		f.fail(key, "object", v)
 		return c
 	}
-	v.ForEach(func(k, x gjson.Result) bool {
+	eachMember(v, func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "input":
 			c.Input = f.Float(key+"."+k.Str, x)
@@ -437,7 +502,7 @@ func (f *Fields) cost(key string, v gjson.Result) (c Cost) {
 func decodeToolResult(v gjson.Result) (Message, error) {
 	m := &ToolResultMessage{Content: []Content{}}
 	f := Fields{What: "toolResult message"}
-	v.ForEach(func(k, x gjson.Result) bool {
+	eachMember(v, func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "toolCallId":
 			m.ToolCallID = f.Str(k.Str, x)
@@ -460,7 +525,7 @@ func decodeToolResult(v gjson.Result) (Message, error) {
 func decodeBashExecution(v gjson.Result) (Message, error) {
 	m := &BashExecutionMessage{}
 	f := Fields{What: "bashExecution message"}
-	v.ForEach(func(k, x gjson.Result) bool {
+	eachMember(v, func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "command":
 			m.Command = f.Str(k.Str, x)
@@ -487,7 +552,7 @@ func decodeBashExecution(v gjson.Result) (Message, error) {
 func decodeCustom(v gjson.Result) (Message, error) {
 	m := &CustomMessage{}
 	f := Fields{What: "custom message"}
-	v.ForEach(func(k, x gjson.Result) bool {
+	eachMember(v, func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "customType":
 			m.CustomType = f.Str(k.Str, x)
@@ -513,7 +578,7 @@ func ParseHeader(line []byte) (*Header, error) {
 	h := &Header{}
 	f := Fields{What: "session header"}
 	typ := ""
-	gjson.ParseBytes(line).ForEach(func(k, x gjson.Result) bool {
+	eachMember(gjson.ParseBytes(line), func(k, x gjson.Result) bool {
 		switch k.Str {
 		case "type":
 			typ = f.Str(k.Str, x)

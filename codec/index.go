@@ -76,12 +76,12 @@ func (ix *Index) Indexed(line []byte) bool {
 	return ix.line != nil && len(ix.line) == len(line) && len(line) > 0 && &ix.line[0] == &line[0]
 }
 
-// FindEach is codec.FindEach over the recorded members.
+// FindEach is codec.FindEach over the recorded members: of duplicate keys the last wins.
 func (ix *Index) FindEach(keys []string, found []Member) {
 	clear(found)
 	for j, k := range ix.keys {
 		for i, key := range keys {
-			if !found[i].Exists() && string(k) == key {
+			if string(k) == key {
 				found[i] = ix.members[j]
 				break
 			}

@@ -264,13 +264,13 @@ func EachMember(obj []byte, fn func(key []byte, m Member) bool) {
 	}
 }
 
-// Find returns the first member of obj (valid JSON) named key, matching the key as written.
+// Find returns the member of obj (valid JSON) named key, matching the key as written. Of
+// duplicate keys the last wins, as in jq and JavaScript.
 func Find(obj []byte, key string) Member {
 	var found Member
 	EachMember(obj, func(k []byte, m Member) bool {
 		if string(k) == key {
 			found = m
-			return false
 		}
 		return true
 	})
@@ -298,19 +298,17 @@ func EachElem(arr []byte, fn func(i int, elem []byte) bool) {
 	}
 }
 
-// FindEach looks up several members of obj (valid JSON) in one pass: found[i] is the first
-// member named keys[i], the zero Member when there is none.
+// FindEach looks up several members of obj (valid JSON) in one pass: found[i] is the
+// member named keys[i] (the last of duplicates, as Find), the zero Member when there is none.
 func FindEach(obj []byte, keys []string, found []Member) {
 	clear(found)
-	left := len(keys)
 	EachMember(obj, func(k []byte, m Member) bool {
 		for i, key := range keys {
-			if !found[i].Exists() && string(k) == key {
+			if string(k) == key {
 				found[i] = m
-				left--
 				break
 			}
 		}
-		return left > 0
+		return true
 	})
 }

@@ -33,10 +33,16 @@ func exchange(c net.Conn, r *bufio.Reader, req Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	if _, err := c.Write(append(data, '\n')); err != nil {
-		return Reply{}, fmt.Errorf("control: %w", err)
+	if len(data)+1 > MaxRequest {
+		return Reply{}, fmt.Errorf("control: the request is too long: %d bytes encoded, a run takes at most %d (1 MB)", len(data)+1, MaxRequest)
 	}
+	_, werr := c.Write(append(data, '\n'))
+	// A run that refuses the caller replies and hangs up without reading the request: its
+	// reason is still there to read after the write failed.
 	line, err := r.ReadBytes('\n')
+	if werr != nil && err != nil {
+		return Reply{}, fmt.Errorf("control: %w", werr)
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return Reply{}, errors.New("control: the run closed the connection without a reply (it has ended)")

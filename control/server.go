@@ -7,12 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/basecontext/base-context/codec"
 )
 
 // Operations of the control protocol: one JSON object per line each way. A request is
@@ -51,8 +52,9 @@ type Handler interface {
 	Status() any
 }
 
-// maxRequest bounds one request line: a sent message can be long, not unbounded.
-const maxRequest = 64 << 20
+// MaxRequest bounds one request line, newline included: a sent message can be long, not
+// unbounded, and a caller cannot make the run hold more than this.
+const MaxRequest = 1 << 20
 
 // maxSocketPath keeps a socket path within sun_path (108 bytes on Linux, 104 on macOS).
 const maxSocketPath = 100
@@ -168,15 +170,19 @@ func (s *Server) serve(c *net.UnixConn) {
 		writeReply(c, Reply{Error: err.Error()})
 		return
 	}
-	r := bufio.NewReaderSize(io.LimitReader(c, maxRequest), 4096)
+	r := bufio.NewReaderSize(c, 4096)
 	for {
-		line, err := r.ReadBytes('\n')
+		line, err := readRequest(r)
+		if errors.Is(err, errRequestTooLong) {
+			writeReply(c, Reply{Error: err.Error()})
+			return
+		}
 		if len(line) == 0 && err != nil {
 			return
 		}
-		var req Request
-		if jerr := json.Unmarshal(line, &req); jerr != nil {
-			writeReply(c, Reply{Error: "invalid request: " + jerr.Error()})
+		req, rerr := parseRequest(line)
+		if rerr != nil {
+			writeReply(c, Reply{Error: "invalid request: " + rerr.Error()})
 			return
 		}
 		reply, wait := s.handle(req)
@@ -191,6 +197,40 @@ func (s *Server) serve(c *net.UnixConn) {
 			return
 		}
 	}
+}
+
+var errRequestTooLong = fmt.Errorf("request line longer than %d bytes", MaxRequest)
+
+// readRequest reads one request line (its newline included, if it has one) of at most
+// MaxRequest bytes.
+func readRequest(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > MaxRequest {
+			return nil, errRequestTooLong
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// parseRequest decodes a request line. A line that parsers could read in different ways is
+// refused rather than guessed at: {"op":"status","op":"stop"} is a stop to jq and to
+// encoding/json, a status to others.
+func parseRequest(line []byte) (Request, error) {
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return req, err
+	}
+	var err error
+	codec.EachAmbiguity(line, func(a codec.Ambiguity) bool {
+		err = errors.New(a.String())
+		return false
+	})
+	return req, err
 }
 
 func (s *Server) handle(req Request) (reply Reply, waitForEnd bool) {

@@ -73,17 +73,10 @@ func (d *Deltas) typed(f *Frame) *Frame {
 			return EventFrame(&c)
 		}
 	case *codec.MessageUpdate:
-		snapshot := e.Message
-		if e.Update.Partial != nil {
-			snapshot = e.Update.Partial
-		}
+		// Dropping the snapshot is all: a toolcall_start made in process already carries
+		// its ToolCall, which the delta form writes as {id, name}.
 		u := *e.Update
 		u.Partial = nil
-		if u.Type == codec.UpdateToolCallStart && u.ToolCall == nil && snapshot != nil {
-			if i := int(u.ContentIndex); i >= 0 && i < len(snapshot.Content) {
-				u.ToolCall, _ = snapshot.Content[i].(*codec.ToolCall)
-			}
-		}
 		return EventFrame(&codec.MessageUpdate{
 			MessageID: d.ids.next(codec.TypeMessageUpdate, e.MessageID),
 			Update:    &u,

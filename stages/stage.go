@@ -85,8 +85,8 @@ func (f *Frame) Edited(line []byte) *Frame {
 
 var typeKey = []string{"type"}
 
-// members finds the first top-level member named by each of keys in the frame's line,
-// from the index made when the line was checked when there is one.
+// members finds the top-level member named by each of keys in the frame's line (the last of
+// duplicates, as jq reads them), from the index made when the line was checked when there is one.
 func (f *Frame) members(keys []string, found []codec.Member) {
 	line := f.Line()
 	if f.index.Indexed(line) {

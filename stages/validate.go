@@ -53,7 +53,7 @@ type Validator struct {
 	opts   ValidateOptions
 	line   int
 	typ    string
-	path   jsonPath
+	path   codec.Path // from the line to the value being checked
 	result ValidateResult
 
 	form     streamForm
@@ -67,6 +67,8 @@ type Validator struct {
 	lastID     int64
 	blocks     []blockState
 	tools      map[string]openTool
+
+	ambiguities codec.AmbiguityWalker
 }
 
 // opener remembers the line that opened something not yet closed; 0 when nothing is open.
@@ -145,8 +147,8 @@ func (v *Validator) reportAt(key, what string) {
 	v.report(p + " " + what)
 }
 
-func (v *Validator) enter(key string) { v.path = append(v.path, pathStep{key: key}) }
-func (v *Validator) enterIndex(i int) { v.path = append(v.path, pathStep{index: i}) }
+func (v *Validator) enter(key string) { v.path = append(v.path, codec.KeyStep(key)) }
+func (v *Validator) enterIndex(i int) { v.path = append(v.path, codec.IndexStep(i)) }
 func (v *Validator) leave()           { v.path = v.path[:len(v.path)-1] }
 
 func (v *Validator) Push(f *Frame, emit Emit) error {
@@ -162,7 +164,17 @@ func (v *Validator) Push(f *Frame, emit Emit) error {
 		return emit(f)
 	}
 	v.check(f)
+	v.checkAmbiguities(f.Line())
 	return emit(f)
+}
+
+// checkAmbiguities reports what parsers read differently: duplicate keys (filters, like jq,
+// take the last; other consumers the first) and lone surrogate escapes.
+func (v *Validator) checkAmbiguities(line []byte) {
+	v.ambiguities.Each(line, func(a codec.Ambiguity) bool {
+		v.report(a.String())
+		return true
+	})
 }
 
 func (v *Validator) check(f *Frame) {

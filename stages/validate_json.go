@@ -2,8 +2,6 @@ package stages
 
 import (
 	"bytes"
-	"strconv"
-	"strings"
 
 	"github.com/basecontext/base-context/codec"
 )
@@ -142,33 +140,6 @@ func newShape(fields ...field) *shape {
 
 // maxShapeFields bounds the fields of a shape, so lookups fit in a fixed array.
 const maxShapeFields = 12
-
-// pathStep is one step of the path from the line to the value being checked: a key, or an
-// array index when key is "".
-type pathStep struct {
-	key   string
-	index int
-}
-
-// jsonPath names where in a line the validator is, for its messages.
-type jsonPath []pathStep
-
-func (p jsonPath) String() string {
-	var b strings.Builder
-	for _, s := range p {
-		if s.key == "" {
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(s.index))
-			b.WriteByte(']')
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(s.key)
-	}
-	return b.String()
-}
 
 // strView returns the string value of member m of obj, "" when it is not a string. A value
 // without escapes is returned without copying: it is valid only while obj is, so callers

@@ -293,7 +293,7 @@ func TestResponsesFaults(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			got := responsesCompare(t, []byte(`{"responses":[`+c.entry+`]}`))
 			if len(got) == 0 {
-				return
+				t.Fatal("no outcome came back")
 			}
 			if !reflect.DeepEqual(got[0], c.want) {
 				t.Errorf("got  %s\nwant %s", got[0], c.want)
@@ -304,7 +304,10 @@ func TestResponsesFaults(t *testing.T) {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			got := responsesCompare(t, []byte(fmt.Sprintf(`{"responses":[{"status":%d,"message":"nope"}]}`, status)))
 			want := status != 400 && status != 401 && status != 403 && status != 404
-			if len(got) > 0 && (got[0].Retryable != want || got[0].Status != status || got[0].Error != fmt.Sprint(status)+" nope") {
+			if len(got) == 0 {
+				t.Fatal("no outcome came back")
+			}
+			if got[0].Retryable != want || got[0].Status != status || got[0].Error != fmt.Sprint(status)+" nope" {
 				t.Errorf("got %s", got[0])
 			}
 		})
