@@ -15,7 +15,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 )
 
-// RetryPolicy says how transient provider failures are retried (events.md "Retry"). Its
+// RetryPolicy says how transient provider failures are retried (docs/stream.md "Retries"). Its
 // zero value retries nothing; the documented default (3 retries at 2 s, 4 s, 8 s) is the
 // CLI's flag defaults.
 type RetryPolicy struct {

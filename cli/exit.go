@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-// Exit statuses (events.md "Exit status"). One table, used by every command.
+// Exit statuses (docs/stream.md "Exit status"). One table, used by every command.
 const (
 	ExitOK          = 0   // the run completed / the filter had nothing to report
 	ExitFailure     = 1   // the run failed, or a filter met invalid input

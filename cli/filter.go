@@ -23,7 +23,7 @@ type FilterCmd struct {
 	Text   TextCmd   `cmd:"" help:"Print the answer text of a recorded run (plain text, not JSON)."`
 
 	Verdict  VerdictCmd  `cmd:"" help:"Decide how a recorded run ended: exit with its status, print a JSON summary."`
-	Validate ValidateCmd `cmd:"" help:"Check a stream against the spec; report each violation on stderr."`
+	Validate ValidateCmd `cmd:"" help:"Check a stream against its specification (docs/stream.md); report each violation on stderr."`
 	Redact   RedactCmd   `cmd:"" help:"Replace secrets (API keys, tokens, private keys, passwords) in every string with [REDACTED:<rule>]."`
 }
 

@@ -71,9 +71,9 @@ func (r *RunFacts) verdictStatus(err error, v func() stages.VerdictSummary, name
 
 // Help is the long help of `filter verdict --help`.
 func (c *VerdictCmd) Help() string {
-	return `Decides how the recorded run ended, by the completion rules of the spec, instead of trusting
-agent_end; exits with the status the run should have had and prints one JSON line. Both the
-full and the delta form give the same verdict.
+	return `Decides how the recorded run ended, by the exit-status rules of docs/stream.md, instead
+of trusting agent_end; exits with the status the run should have had and prints one JSON line.
+Both the full and the delta form give the same verdict.
 
   0    completed: the terminal assistant message ended stop, length or toolUse, gates (if
        any) passed

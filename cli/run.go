@@ -21,9 +21,9 @@ import (
 type RunCmd struct {
 	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE inlines a file into the first prompt."`
 
-	Mode       string `enum:"text,json" default:"text" help:"Output: text (the final answer) or json (the event stream, one JSON object per line)."`
+	Mode       string `enum:"text,json" default:"text" help:"Output: text (the final answer) or json (the event stream, one JSON object per line, as docs/stream.md describes)."`
 	Print      bool   `short:"p" help:"Print only the final answer (text mode)."`
-	JSONDeltas bool   `name:"json-deltas" help:"With --mode json: compact streaming updates (the delta form)."`
+	JSONDeltas bool   `name:"json-deltas" help:"With --mode json: compact streaming updates (the delta form of docs/stream.md)."`
 
 	ModelFlags
 	Thinking string `enum:"off,minimal,low,medium,high,xhigh" default:"off" help:"Thinking level."`

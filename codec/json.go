@@ -2,7 +2,7 @@
 // and the line reader and writer that frame the stream.
 //
 // Encoding is append-based and reflection-free: every type appends its JSON to a byte slice,
-// keys in the order events.md lists them, absent optionals omitted. Strings are escaped the
+// keys in the order docs/stream.md lists them, absent optionals omitted. Strings are escaped the
 // way JavaScript's JSON.stringify escapes them (the original implementation's format), so a
 // line we write and a line the original wrote differ only where their values differ.
 package codec

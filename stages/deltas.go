@@ -6,7 +6,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 )
 
-// Deltas turns the full form of the stream into the delta form (events.md "Delta form"):
+// Deltas turns the full form of the stream into the delta form (docs/stream.md "The delta form"):
 // assistant message_start/update/end gain "messageId" after "type"; message_update loses its
 // "message" snapshot and its event's "partial"; toolcall_start gains "toolCall":{id,name}.
 // Every other line passes through as it came, and a line already in the delta form is left

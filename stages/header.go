@@ -21,7 +21,7 @@ type HeaderOptions struct {
 	Stamp, Seq bool
 }
 
-// Header makes sure the stream starts with a session header (events.md "Session header")
+// Header makes sure the stream starts with a session header (docs/stream.md "The session header")
 // and can stamp every later event with its session: it is the first stage of the agent's
 // output chain and `filter header`.
 //

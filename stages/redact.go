@@ -9,7 +9,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 )
 
-// Redact removes secrets from every string of every event (events.md lines in either form),
+// Redact removes secrets from every string of every event (stream lines in either form, docs/stream.md),
 // replacing each with [REDACTED:<rule-id>].
 //
 // Strings are redacted whole, except the text, thinking and tool-argument deltas of a block,

@@ -127,7 +127,7 @@ func TestTextCompletionRules(t *testing.T) {
 		{"no run", lineList(answer("stop", "one")), "", "failed: the stream holds no agent run", stages.TextOptions{}},
 		{"no answer", lineList(start, user, end), "", "failed: the run ended without an assistant message", stages.TextOptions{}},
 		{"empty", "", "", "failed: the stream is empty", stages.TextOptions{}},
-		// A terminal toolUse completed (events.md's exit table); a limit shows only on stderr.
+		// A terminal toolUse completed (the exit table of docs/stream.md); a limit shows only on stderr.
 		{"stopped in tool calls", lineList(start, `{"type":"turn_start"}`, answer("toolUse", "one"), `{"type":"turn_end"}`, end), "one!\n", "", stages.TextOptions{}},
 		{"stopped in tool calls by a limit", lineList(start, `{"type":"turn_start"}`, answer("toolUse", "one"), `{"type":"turn_end"}`, end), "",
 			"limit: max-turns reached (1/1)", limit},

@@ -9,7 +9,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 )
 
-// Violation is one way a line breaks the stream's specification (events.md).
+// Violation is one way a line breaks the stream's specification (docs/stream.md).
 type Violation struct {
 	Line int    // line of the stream, counting from 1 over all inputs
 	Type string // the line's event type, "" when it has none
@@ -44,7 +44,7 @@ type ValidateResult struct {
 	Form       string // "full", "delta", or "" when no line told
 }
 
-// Validator checks a stream against events.md as it passes through: the header first,
+// Validator checks a stream against docs/stream.md as it passes through: the header first,
 // every line a JSON object, the required fields and their types for every known event and
 // message, and the orders of the stream (runs, turns, messages, the blocks of a message,
 // tool executions, compactions, the messageId numbering of the delta form). It accepts
@@ -856,7 +856,7 @@ func splitUpdateType(t string) (kind, phase string, ok bool) {
 	return "", "", false
 }
 
-// The shapes of events.md: the fields of each event, message and block, in the spec's order.
+// The shapes of docs/stream.md: the fields of each event, message and block, in the spec's order.
 var (
 	compactionReasons = []string{"manual", "threshold", "overflow"}
 	stopReasons       = []string{codec.StopReasonStop, codec.StopReasonLength, codec.StopReasonToolUse, codec.StopReasonError, codec.StopReasonAborted}

@@ -8,7 +8,7 @@ import (
 )
 
 // Verdict statuses: how the run that wrote a stream ended, by the completion rules of
-// json-mode.md and events.md. The command line maps each to its exit status.
+// docs/stream.md ("Exit status"). The command line maps each to its exit status.
 const (
 	VerdictCompleted   = "completed"   // 0
 	VerdictFailed      = "failed"      // 1
@@ -384,7 +384,7 @@ func (v *Verdict) decide(truncated bool, cut string) (status, reason string) {
 	if v.runs > 0 && !v.hasTerminal {
 		return VerdictFailed, "the run ended without an assistant message"
 	}
-	// A terminal toolUse is completed: the exit table of events.md names stop, length and
+	// A terminal toolUse is completed: the exit table of docs/stream.md names stop, length and
 	// toolUse alike. A limit that stopped the run after a turn of tool calls shows only in the
 	// run's stderr (RunError), as every limit does.
 	switch {

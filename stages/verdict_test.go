@@ -138,7 +138,7 @@ func TestVerdictRules(t *testing.T) {
 		{"cut before a retry", streamOf(hdr, answer(failed), retryStart), stages.VerdictOptions{}, stages.VerdictFailed, "before the retry ran", true},
 		{"cut while a tool ran", streamOf(hdr, answer(ok), toolRun("g", "gate", false)[:1]), stages.VerdictOptions{}, stages.VerdictFailed, "while a tool was running", true},
 		{"header only", streamOf(hdr), stages.VerdictOptions{}, stages.VerdictFailed, "holds no agent run", true},
-		// events.md's exit table counts a terminal toolUse as completed; only the run's
+		// docs/stream.md's exit table counts a terminal toolUse as completed; only the run's
 		// stderr can say that a limit stopped it there.
 		{"terminal toolUse", streamOf(hdr, stoppedAfterTools), stages.VerdictOptions{}, stages.VerdictCompleted, "", false},
 		{"terminal toolUse, limit on stderr", streamOf(hdr, stoppedAfterTools), stages.VerdictOptions{RunError: func() string { return "max-turns reached (2/2)" }},

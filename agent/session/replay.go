@@ -8,7 +8,7 @@ import (
 
 // Replay emits the session as the event stream a client of its runs would have seen: the
 // header, then for the messages on the chain the agent_start … agent_end cycles, turns,
-// message events and tool executions around them (events.md "Order within a run").
+// message events and tool executions around them (docs/stream.md "Orders").
 //
 // It emits the delta form: assistant messages carry messageId and their updates no
 // snapshots, one start, one delta holding the whole block and one end per content block.
