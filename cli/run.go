@@ -22,7 +22,7 @@ import (
 type RunCmd struct {
 	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE inlines a file into the first prompt."`
 
-	Mode       string `enum:"text,json" default:"text" help:"Output: text (the final answer) or json (the event stream, one JSON object per line)."`
+	Mode       string `enum:"text,json,rpc" default:"text" help:"Output: text (the final answer), json (the event stream, one JSON object per line) or rpc (commands on stdin, responses and events on stdout; see README)."`
 	Print      bool   `short:"p" help:"Print only the final answer (text mode)."`
 	JSONDeltas bool   `name:"json-deltas" help:"With --mode json: compact streaming updates (the delta form)."`
 
@@ -46,8 +46,13 @@ type RunCmd struct {
 
 // Validate checks flag combinations kong cannot express.
 func (c *RunCmd) Validate() error {
-	if c.JSONDeltas && c.Mode != "json" {
-		return fmt.Errorf("--json-deltas requires --mode json")
+	if c.JSONDeltas && c.Mode != "json" && c.Mode != "rpc" {
+		return fmt.Errorf("--json-deltas requires --mode json (or rpc)")
+	}
+	if c.Mode == "rpc" {
+		if err := c.validateRPC(); err != nil {
+			return err
+		}
 	}
 	if c.NoTools && c.Tools != "" {
 		return fmt.Errorf("--tools and --no-tools exclude each other")
@@ -57,6 +62,9 @@ func (c *RunCmd) Validate() error {
 
 // Run runs the agent.
 func (c *RunCmd) Run(streams *IO) error {
+	if c.Mode == "rpc" {
+		return c.runRPC(streams)
+	}
 	if c.Detach {
 		return c.detach(streams)
 	}
