@@ -215,7 +215,7 @@ func (a *Agent) Prompt(ctx context.Context, user *codec.UserMessage) Outcome {
 			return out
 		}
 		if next = a.takeSteering(); next == nil {
-			next = []*codec.UserMessage{a.takeFollowUp()}
+			next = a.takeFollowUps()
 		}
 	}
 }

@@ -58,3 +58,29 @@ func (a *Agent) Retry() RetryPolicy { return a.cfg.Retry }
 
 // SetRetry replaces the retry policy.
 func (a *Agent) SetRetry(p RetryPolicy) { a.cfg.Retry = p }
+
+// SetQueueModes says how many waiting messages are delivered at once: steerAll delivers
+// every steering message at the next turn boundary (else one per boundary), followAll every
+// follow-up in one run when the agent would stop (else one per run). Safe to call from any
+// goroutine; the defaults are all steering messages and one follow-up at a time.
+func (a *Agent) SetQueueModes(steerAll, followAll bool) {
+	a.queue.mu.Lock()
+	defer a.queue.mu.Unlock()
+	a.queue.steerOne, a.queue.followAll = !steerAll, followAll
+}
+
+// takeFollowUps removes the follow-ups the next run opens with: the first one, or all of
+// them (SetQueueModes).
+func (a *Agent) takeFollowUps() []*codec.UserMessage {
+	a.queue.mu.Lock()
+	all := a.queue.followAll
+	a.queue.mu.Unlock()
+	var msgs []*codec.UserMessage
+	for m := a.takeFollowUp(); m != nil; m = a.takeFollowUp() {
+		msgs = append(msgs, m)
+		if !all {
+			break
+		}
+	}
+	return msgs
+}

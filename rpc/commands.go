@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/basecontext/base-context/agent"
+	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
+	"github.com/tidwall/gjson"
 )
 
 // errStreaming refuses what cannot be done while a run streams.
@@ -356,24 +358,29 @@ func (s *Server) cycleThinkingLevel(c command) {
 
 func (s *Server) setSteeringMode(c command) {
 	mode, err := c.oneOf("mode", "all", "one-at-a-time")
-	if err == nil && mode != "all" {
-		err = errors.New(`steering mode "one-at-a-time" is not supported: steering messages are all delivered at the next turn boundary ("all")`)
-	}
 	if err == nil {
 		s.steeringMode = mode
+		s.applyQueueModes()
 	}
 	s.respond(c, c.typ, nil, err)
 }
 
 func (s *Server) setFollowUpMode(c command) {
 	mode, err := c.oneOf("mode", "all", "one-at-a-time")
-	if err == nil && mode != "one-at-a-time" {
-		err = errors.New(`follow-up mode "all" is not supported: follow-ups run one at a time ("one-at-a-time")`)
-	}
 	if err == nil {
 		s.followUpMode = mode
+		s.applyQueueModes()
 	}
 	s.respond(c, c.typ, nil, err)
+}
+
+// applyQueueModes gives the agent the client's queue modes; they hold for the running
+// prompt too.
+func (s *Server) applyQueueModes() {
+	s.mu.Lock()
+	ag := s.ag
+	s.mu.Unlock()
+	ag.SetQueueModes(s.steeringMode == "all", s.followUpMode == "all")
 }
 
 func (s *Server) setAutoCompaction(c command) {
@@ -524,14 +531,44 @@ func (s *Server) lastAssistantText(c command) {
 	s.respond(c, c.typ, []byte(`{"text":null}`), nil)
 }
 
+// setSessionName names the session; the name is saved as a session_info entry, so that a
+// session switched to or forked keeps it.
 func (s *Server) setSessionName(c command) {
 	name, err := c.str("name", true)
-	if err == nil {
-		s.mu.Lock()
-		s.name = strings.TrimSpace(name)
-		s.mu.Unlock()
+	if err != nil {
+		s.respond(c, c.typ, nil, err)
+		return
+	}
+	name = strings.TrimSpace(name)
+	s.mu.Lock()
+	s.name = name
+	store := s.sess.Store
+	s.mu.Unlock()
+	if es, ok := store.(entryStore); ok {
+		_, err = es.AppendEntry(sessionInfo, marshal(struct {
+			Name string `json:"name"`
+		}{name}))
 	}
 	s.respond(c, c.typ, nil, err)
+}
+
+// sessionInfo is the session entry that records the session's name.
+const sessionInfo = "session_info"
+
+// entryStore is a session store that records entries of any type.
+type entryStore interface {
+	AppendEntry(typ string, fields []byte) (string, error)
+}
+
+// sessionName is the name the latest session_info entry gives.
+func sessionName(entries []session.Entry) string {
+	name := ""
+	for _, e := range entries {
+		if e.Type == sessionInfo {
+			name = gjson.GetBytes(e.Raw, "name").Str
+		}
+	}
+	return name
 }
 
 // getCommands lists the commands a prompt may start with: base-context has no extensions,

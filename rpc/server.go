@@ -241,13 +241,17 @@ func (s *Server) open(ctx context.Context, sess *Session) {
 		return chain.Push(stages.EventFrame(e), s.writeFrame)
 	}
 	ag := s.host.NewAgent(sess, emit)
+	name := ""
+	if entries, err := s.host.Entries(sess); err == nil {
+		name = sessionName(entries)
+	}
 	sessCtx := ctx
 	if sess.Manage != nil {
 		sessCtx = sess.Manage(ctx, ag)
 	}
 	s.mu.Lock()
 	first := s.sess == nil
-	s.sess, s.sessCtx, s.ag, s.chain, s.name = sess, sessCtx, ag, chain, ""
+	s.sess, s.sessCtx, s.ag, s.chain, s.name = sess, sessCtx, ag, chain, name
 	if first {
 		s.set = settings{model: ag.Model(), thinking: ag.ThinkingLevel(), autoCompaction: ag.AutoCompaction(),
 			retry: ag.Retry(), autoRetry: ag.Retry().MaxRetries > 0}
@@ -255,6 +259,7 @@ func (s *Server) open(ctx context.Context, sess *Session) {
 	}
 	s.syncLocked()
 	s.mu.Unlock()
+	s.applyQueueModes()
 }
 
 func (s *Server) writeFrame(f *stages.Frame) error { return f.WriteLine(s.events) }
