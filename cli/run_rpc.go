@@ -87,7 +87,7 @@ type rpcHost struct {
 	memory  map[*rpc.Session]*session.Memory // the entries of sessions kept in memory
 }
 
-func (h *rpcHost) Cwd() string      { return h.cwd }
+func (h *rpcHost) Cwd() string     { return h.cwd }
 func (h *rpcHost) Warn(msg string) { fmt.Fprintf(h.streams.Err, "warning: %s\n", msg) }
 
 // StartSession opens the session of the flags: new, --resume, --continue or --fork.

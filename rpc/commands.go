@@ -196,16 +196,16 @@ func (s *Server) abortRetry(c command) {
 
 // modelData is a model as the protocol shows it.
 type modelData struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name"`
-	API           string    `json:"api"`
-	Provider      string    `json:"provider"`
-	BaseURL       string    `json:"baseUrl"`
-	Reasoning     bool      `json:"reasoning"`
-	Input         []string  `json:"input"`
-	Cost          costData  `json:"cost"`
-	ContextWindow int64     `json:"contextWindow"`
-	MaxTokens     int64     `json:"maxTokens"`
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	API           string   `json:"api"`
+	Provider      string   `json:"provider"`
+	BaseURL       string   `json:"baseUrl"`
+	Reasoning     bool     `json:"reasoning"`
+	Input         []string `json:"input"`
+	Cost          costData `json:"cost"`
+	ContextWindow int64    `json:"contextWindow"`
+	MaxTokens     int64    `json:"maxTokens"`
 }
 
 type costData struct {
