@@ -19,7 +19,7 @@ import (
 // rpcProc is a `base-context --mode rpc` process driven by a test: commands go to its stdin,
 // every stdout line is kept in order.
 type rpcProc struct {
-	t     *testing.T
+	t     testing.TB
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	lines chan string
@@ -33,7 +33,7 @@ type rpcProc struct {
 // of hanging it. It is no timing assertion: the lines come within milliseconds.
 const lineWait = 30 * time.Second
 
-func startRPC(t *testing.T, dir string, args ...string) *rpcProc {
+func startRPC(t testing.TB, dir string, args ...string) *rpcProc {
 	t.Helper()
 	bin, err := exec.LookPath("base-context")
 	if err != nil {
@@ -496,4 +496,21 @@ func TestRPCRegistry(t *testing.T) {
 		strings.Contains(out, `"type":"response"`) {
 		t.Errorf("attach (exit %d):\n%s", code, out)
 	}
+}
+
+// BenchmarkRPCCommandRoundTrip measures a command's round trip on an idle rpc process: the
+// line written, its response read (the issue asks for under 10 ms).
+func BenchmarkRPCCommandRoundTrip(b *testing.B) {
+	p := startRPC(b, b.TempDir(), "--no-session")
+	p.next()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		id := fmt.Sprint(i)
+		p.send(`{"id":"` + id + `","type":"get_state"}`)
+		if r := p.response(id); !r.Get("success").Bool() {
+			b.Fatal(r.Raw)
+		}
+	}
+	b.StopTimer()
+	p.wait()
 }

@@ -54,24 +54,27 @@ func (c *RunCmd) runRPC(streams *IO) error {
 	defer c.RedactFlags.report(streams)
 	h := &rpcHost{c: c, streams: streams, cwd: cwd, model: model, prov: prov, toolset: toolset,
 		keys: keys, memory: map[*rpc.Session]*session.Memory{}}
-	err = rpc.NewServer(h, streams.Out).Serve(ctx, streams.In)
+	srv := rpc.NewServer(h, streams.Out)
+	err = srv.Serve(ctx, streams.In)
+	var startup *ExitError
+	if errors.As(err, &startup) {
+		return err // the session could not be opened: exit 2 before any line
+	}
 	switch {
 	case errors.Is(err, rpc.ErrStopped):
-		return Fail(ExitFailure, "stopped by request")
-	case err != nil && ctx.Err() == nil:
-		var f *ExitError
-		if errors.As(err, &f) {
-			return err // startup: exit 2 before any line
-		}
-		return Fail(ExitFailure, err.Error())
+		err = Fail(ExitFailure, "stopped by request")
+	case signalled() == syscall.SIGINT:
+		err = Fail(ExitInterrupted, "interrupted")
+	case signalled() == syscall.SIGTERM:
+		err = Fail(ExitTerminated, "terminated")
+	case err != nil:
+		err = Fail(ExitFailure, err.Error())
 	}
-	switch signalled() {
-	case syscall.SIGINT:
-		return Fail(ExitInterrupted, "interrupted")
-	case syscall.SIGTERM:
-		return Fail(ExitTerminated, "terminated")
+	code, msg := exitCode(err)
+	if cerr := srv.Close(code, msg); cerr != nil && err == nil {
+		err = Fail(ExitFailure, cerr.Error())
 	}
-	return nil
+	return err
 }
 
 // rpcHost opens sessions, agents and output chains for the rpc server, as the run flags say.

@@ -58,6 +58,10 @@ func decodeObject(raw []byte, what string) (gjson.Result, error) {
 	return v, nil
 }
 
+// TypeName names the JSON type of v for error messages: "string", "number", "boolean",
+// "null", "array", "object", or "nothing" when v is absent.
+func TypeName(v gjson.Result) string { return decodeTypeName(v) }
+
 func decodeTypeName(v gjson.Result) string {
 	switch v.Type {
 	case gjson.Null:

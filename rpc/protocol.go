@@ -66,24 +66,16 @@ func invalidJSON(line []byte) string {
 	return "invalid JSON"
 }
 
+// kind names v's JSON type for an error message: "a string", "null", "nothing", ….
 func kind(v gjson.Result) string {
-	switch v.Type {
-	case gjson.Null:
-		return "null"
-	case gjson.False, gjson.True:
-		return "a boolean"
-	case gjson.Number:
-		return "a number"
-	case gjson.String:
-		return "a string"
+	switch name := codec.TypeName(v); name {
+	case "null", "nothing":
+		return name
+	case "array", "object":
+		return "an " + name
+	default:
+		return "a " + name
 	}
-	if v.IsArray() {
-		return "an array"
-	}
-	if !v.Exists() {
-		return "nothing"
-	}
-	return "an object"
 }
 
 // argError is a command's argument that is missing or of the wrong type.

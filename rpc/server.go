@@ -140,7 +140,7 @@ func (s *Server) writeLine(line []byte) error {
 
 // Serve runs the protocol until in ends (then the current run finishes and Serve returns
 // nil), ctx is cancelled (the run is aborted and ctx's error returned), or `stop` asks the
-// run to stop (ErrStopped). The session opened at start is closed when Serve returns.
+// run to stop (ErrStopped). The caller then closes the session with Close.
 func (s *Server) Serve(ctx context.Context, in io.Reader) (err error) {
 	sess, err := s.host.StartSession()
 	if err != nil {
@@ -151,16 +151,6 @@ func (s *Server) Serve(ctx context.Context, in io.Reader) (err error) {
 	defer func() {
 		s.Dialogs.close()
 		s.abortBash()
-		code, reason := 0, ""
-		switch {
-		case errors.Is(err, ErrStopped):
-			code, reason = 1, err.Error()
-		case err != nil:
-			code, reason = 130, "interrupted"
-		}
-		if cerr := s.closeSession(code, reason); err == nil {
-			err = cerr
-		}
 	}()
 
 	lines := make(chan []byte)
@@ -277,6 +267,10 @@ func (t teeWriter) Write(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// Close ends the stream of the current session and closes it, recording the exit status the
+// process will have and its reason (for attach).
+func (s *Server) Close(code int, reason string) error { return s.closeSession(code, reason) }
 
 // closeSession flushes the session's chain and closes it.
 func (s *Server) closeSession(code int, reason string) error {
