@@ -514,3 +514,76 @@ func BenchmarkRPCCommandRoundTrip(b *testing.B) {
 	b.StopTimer()
 	p.wait()
 }
+
+// compact answers with the compaction's result once done, and the context is the summary
+// and what it kept; settings commands change what get_state reports.
+func TestRPCCompactAndSettings(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello\n"), 0o644)
+	script, _ := filepath.Abs("../testdata/scripts/long_manual.json")
+	p := startRPC(t, dir, "--no-session", "--script", script, "--compaction-keep", "10")
+	p.next()
+	p.call("1", map[string]any{"type": "prompt", "message": "Summarise notes.txt"})
+	p.event("agent_end")
+	r := p.call("c", map[string]any{"type": "compact", "customInstructions": "keep the file names"})
+	if !r.Get("success").Bool() || !strings.Contains(r.Get("data.summary").Str, "## Goal") || r.Get("data.tokensBefore").Int() == 0 ||
+		!r.Get("data.firstKeptEntryId").Exists() {
+		t.Fatalf("compact: %s", r.Raw)
+	}
+	msgs := p.call("m", map[string]any{"type": "get_messages"}).Get("data.messages").Array()
+	if len(msgs) == 0 || msgs[0].Get("role").Str != "compactionSummary" {
+		t.Errorf("context after compaction starts with %v", msgs)
+	}
+	for _, c := range []struct{ cmd, check string }{
+		{`{"id":"a","type":"set_auto_compaction","enabled":false}`, "autoCompactionEnabled:false"},
+		{`{"id":"b","type":"set_thinking_level","level":"low"}`, "thinkingLevel:low"},
+		{`{"id":"c","type":"set_steering_mode","mode":"one-at-a-time"}`, "steeringMode:one-at-a-time"},
+		{`{"id":"d","type":"set_follow_up_mode","mode":"all"}`, "followUpMode:all"},
+	} {
+		p.send(c.cmd)
+		if r := p.response(gjson.Get(c.cmd, "id").Str); !r.Get("success").Bool() {
+			t.Errorf("%s: %s", c.cmd, r.Raw)
+		}
+		key, want, _ := strings.Cut(c.check, ":")
+		if got := p.call("s"+key, map[string]any{"type": "get_state"}).Get("data." + key).String(); got != want {
+			t.Errorf("%s: get_state %s = %s, want %s", c.cmd, key, got, want)
+		}
+	}
+	if r := p.call("cy", map[string]any{"type": "cycle_thinking_level"}); r.Get("data").Raw != "null" {
+		t.Errorf("cycle_thinking_level on a model without reasoning: %s", r.Raw)
+	}
+	if r := p.call("sm", map[string]any{"type": "set_model", "provider": "nosuch", "modelId": "x"}); r.Get("success").Bool() ||
+		!strings.HasPrefix(r.Get("error").Str, "Model not found: nosuch/x") {
+		t.Errorf("set_model of an unknown model: %s", r.Raw)
+	}
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit %d: %s", code, p.err.String())
+	}
+}
+
+// --redact applies to the rpc stream as to --mode json: it is the same chain.
+func TestRPCRedacts(t *testing.T) {
+	dir := t.TempDir()
+	secret := "ghp_" + strings.Repeat("aB3", 12)
+	script := writeScript(t, dir, map[string]any{"text": []string{"the token is ", secret[:10], secret[10:]}})
+	p := startRPC(t, dir, "--no-session", "--redact", "--script", script)
+	p.next()
+	p.call("1", map[string]any{"type": "prompt", "message": "Show the token"})
+	end := p.event("agent_end")
+	if !strings.Contains(end.Raw, "[REDACTED:github-pat]") {
+		t.Errorf("agent_end not redacted: %s", end.Raw)
+	}
+	// Responses go through the same redaction.
+	if r := p.call("m", map[string]any{"type": "get_messages"}); !strings.Contains(r.Raw, "[REDACTED:github-pat]") {
+		t.Errorf("get_messages not redacted: %s", r.Raw)
+	}
+	if r := p.call("b", map[string]any{"type": "bash", "command": "echo " + secret}); !strings.Contains(r.Raw, "[REDACTED:github-pat]") {
+		t.Errorf("bash not redacted: %s", r.Raw)
+	}
+	p.wait()
+	for _, l := range p.seen {
+		if strings.Contains(l, secret[:8]) || strings.Contains(l, secret[10:18]) {
+			t.Errorf("a line shows the secret: %s", l)
+		}
+	}
+}

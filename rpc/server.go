@@ -81,7 +81,7 @@ type Server struct {
 	wmu    sync.Mutex // one writer at a time on out: responses, events and dialogs
 	resp   *codec.LineWriter
 	events *codec.LineWriter // out, and the session's events copy
-	buf    []byte
+	stream stages.Stage      // the current session's output chain
 
 	Dialogs *Dialogs
 
@@ -131,11 +131,16 @@ func NewServer(host Host, out io.Writer) *Server {
 	return s
 }
 
-// writeLine writes one line to the client.
+// writeLine writes a line of ours (a response, a dialog request) to the client. It goes
+// through the session's chain, so that --redact applies to it as to the events; it is not
+// part of the events copy.
 func (s *Server) writeLine(line []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return s.resp.WriteLine(line)
+	if s.stream == nil {
+		return s.resp.WriteLine(line)
+	}
+	return s.stream.Push(stages.LineFrame(line, 0), s.writeFrame)
 }
 
 // Serve runs the protocol until in ends (then the current run finishes and Serve returns
@@ -215,6 +220,7 @@ func (s *Server) open(ctx context.Context, sess *Session) {
 	}
 	s.events = codec.NewLineWriter(w)
 	chain := s.host.Chain(*sess.Header)
+	s.stream = chain
 	// The header is the session's first line, before anything it is asked.
 	chain.Push(stages.EventFrame(sess.Header), s.writeFrame)
 	s.wmu.Unlock()
@@ -252,7 +258,15 @@ func (s *Server) open(ctx context.Context, sess *Session) {
 	s.applyQueueModes()
 }
 
-func (s *Server) writeFrame(f *stages.Frame) error { return f.WriteLine(s.events) }
+// writeFrame writes what comes out of the chain: events to the stream and its copy, our own
+// lines to the stream only.
+func (s *Server) writeFrame(f *stages.Frame) error {
+	switch f.Type() {
+	case "response", "extension_ui_request":
+		return f.WriteLine(s.resp)
+	}
+	return f.WriteLine(s.events)
+}
 
 // teeWriter copies the stream to a second writer whose failures do not stop the stream.
 type teeWriter struct {
@@ -424,8 +438,5 @@ func (s *Server) waitBash() {
 
 // respond writes the response to c.
 func (s *Server) respond(c command, name string, data []byte, err error) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.buf = appendResponse(s.buf[:0], c, name, data, err)
-	s.resp.WriteLine(s.buf)
+	s.writeLine(appendResponse(nil, c, name, data, err))
 }
