@@ -9,16 +9,16 @@ import (
 )
 
 // The upstream's own RpcClient (npm @mariozechner/pi-coding-agent, pinned in
-// testdata/rpc/node/package.json) drives base-context through a one-line shim: prompt and
+// rpc/testdata/node/package.json) drives base-context through a one-line shim: prompt and
 // wait, steer, follow-up, abort, bash, models, state, session stats, new_session. The
-// checks are in testdata/rpc/node/client.mjs. Without node or npm the test is skipped and
+// checks are in rpc/testdata/node/client.mjs. Without node or npm the test is skipped and
 // says why; without node_modules it installs them (`npm ci`, as CI does).
 func TestRPCUpstreamClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: the upstream RpcClient cannot run")
 	}
-	nodeDir, err := filepath.Abs("../testdata/rpc/node")
+	nodeDir, err := filepath.Abs("../rpc/testdata/node")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestRPCUpstreamClient(t *testing.T) {
 }
 
 // The Python client of the upstream's RPC document, exactly as written there
-// (testdata/rpc/example_client.py), with `pi` being base-context.
+// (rpc/testdata/example_client.py), with `pi` being base-context.
 func TestRPCPythonExampleClient(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -77,7 +77,7 @@ func TestRPCPythonExampleClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	example, err := filepath.Abs("../testdata/rpc/example_client.py")
+	example, err := filepath.Abs("../rpc/testdata/example_client.py")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -484,9 +484,12 @@ func (s *Server) bash(c command) {
 		}()
 		args := marshal(map[string]string{"command": cmdline})
 		res, err := ts[0].Execute(ctx, args, nil)
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			s.respond(c, c.typ, nil, err)
 			return
+		}
+		if err != nil {
+			res = tools.Result{Status: "Command aborted"} // aborted before it started
 		}
 		m := bashMessage(cmdline, res, ctx.Err() != nil)
 		s.mu.Lock()
