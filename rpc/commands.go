@@ -272,10 +272,7 @@ func (s *Server) setModel(c command) {
 		s.respond(c, c.typ, nil, fmt.Errorf("Model not found: %s/%s: %v", prov, id, err))
 		return
 	}
-	s.mu.Lock()
-	s.set.model, s.set.prov = m, p
-	s.syncLocked()
-	s.mu.Unlock()
+	s.change(func(set *settings) { set.model, set.prov = m, p })
 	s.respond(c, c.typ, marshal(s.model(ModelInfo{m, s.host.BaseURL(m.Provider)})), nil)
 }
 
@@ -300,10 +297,7 @@ func (s *Server) cycleModel(c command) {
 		s.respond(c, c.typ, nil, err)
 		return
 	}
-	s.mu.Lock()
-	s.set.model, s.set.prov = m, p
-	s.syncLocked()
-	s.mu.Unlock()
+	s.change(func(set *settings) { set.model, set.prov = m, p })
 	s.respond(c, c.typ, marshal(struct {
 		Model         *modelData `json:"model"`
 		ThinkingLevel string     `json:"thinkingLevel"`
@@ -328,10 +322,7 @@ func (s *Server) setThinkingLevel(c command) {
 		s.respond(c, c.typ, nil, err)
 		return
 	}
-	s.mu.Lock()
-	s.set.thinking = level
-	s.syncLocked()
-	s.mu.Unlock()
+	s.change(func(set *settings) { set.thinking = level })
 	s.respond(c, c.typ, nil, nil)
 }
 
@@ -356,19 +347,15 @@ func (s *Server) cycleThinkingLevel(c command) {
 	}{next}), nil)
 }
 
-func (s *Server) setSteeringMode(c command) {
-	mode, err := c.oneOf("mode", "all", "one-at-a-time")
-	if err == nil {
-		s.steeringMode = mode
-		s.applyQueueModes()
-	}
-	s.respond(c, c.typ, nil, err)
-}
+func (s *Server) setSteeringMode(c command) { s.setQueueMode(c, &s.steeringMode) }
 
-func (s *Server) setFollowUpMode(c command) {
-	mode, err := c.oneOf("mode", "all", "one-at-a-time")
+func (s *Server) setFollowUpMode(c command) { s.setQueueMode(c, &s.followUpMode) }
+
+// setQueueMode sets a queue mode ("all" or "one-at-a-time") from the command's "mode".
+func (s *Server) setQueueMode(c command, mode *string) {
+	m, err := c.oneOf("mode", "all", "one-at-a-time")
 	if err == nil {
-		s.followUpMode = mode
+		*mode = m
 		s.applyQueueModes()
 	}
 	s.respond(c, c.typ, nil, err)
@@ -384,25 +371,28 @@ func (s *Server) applyQueueModes() {
 }
 
 func (s *Server) setAutoCompaction(c command) {
+	s.setSwitch(c, func(set *settings) *bool { return &set.autoCompaction })
+}
+
+func (s *Server) setAutoRetry(c command) {
+	s.setSwitch(c, func(set *settings) *bool { return &set.autoRetry })
+}
+
+// setSwitch sets the setting field names to the command's "enabled".
+func (s *Server) setSwitch(c command, field func(*settings) *bool) {
 	on, err := c.boolean("enabled")
 	if err == nil {
-		s.mu.Lock()
-		s.set.autoCompaction = on
-		s.syncLocked()
-		s.mu.Unlock()
+		s.change(func(set *settings) { *field(set) = on })
 	}
 	s.respond(c, c.typ, nil, err)
 }
 
-func (s *Server) setAutoRetry(c command) {
-	on, err := c.boolean("enabled")
-	if err == nil {
-		s.mu.Lock()
-		s.set.autoRetry = on
-		s.syncLocked()
-		s.mu.Unlock()
-	}
-	s.respond(c, c.typ, nil, err)
+// change applies f to the settings the next run uses (to the agent at once when idle).
+func (s *Server) change(f func(*settings)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.set)
+	s.syncLocked()
 }
 
 // compact summarises the older messages; the response comes when it is done.
