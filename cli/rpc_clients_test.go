@@ -100,3 +100,30 @@ func TestRPCPythonExampleClient(t *testing.T) {
 		t.Errorf("the example printed %q", got)
 	}
 }
+
+// The ten-line client of the README's RPC section works as printed there.
+func TestRPCReadmeClient(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "## RPC mode")
+	_, code, _ := strings.Cut(section, "```python\n")
+	code, _, _ = strings.Cut(code, "```")
+	dir := t.TempDir()
+	cmd := exec.Command(python, "-c", code)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "BASE_CONTEXT_HOME="+filepath.Join(dir, ".home"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := "response: prompt True \nLet me look at the files.Those are the files in this directory.\n"
+	if string(out) != want {
+		t.Errorf("the README client printed %q, want %q", out, want)
+	}
+}

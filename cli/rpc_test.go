@@ -141,7 +141,8 @@ func (p *rpcProc) event(typ string) gjson.Result {
 func (p *rpcProc) wait() int {
 	p.t.Helper()
 	p.in.Close()
-	for range p.lines {
+	for line := range p.lines {
+		p.seen = append(p.seen, line)
 	}
 	err := p.cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -379,13 +380,19 @@ func TestRPCLifetime(t *testing.T) {
 			t.Errorf("exit %d, want 143", code)
 		}
 	})
-	t.Run("startup failure", func(t *testing.T) {
-		p := startRPC(t, "", "--model", "nosuch/model")
-		code := p.wait()
-		if code != 2 || len(p.seen) != 0 {
-			t.Errorf("exit %d with %d lines, want 2 and none", code, len(p.seen))
-		}
-	})
+	for name, args := range map[string][]string{
+		"unknown model":     {"--model", "nosuch/model"},
+		"prompt argument":   {"List files"},
+		"session of nobody": {"--resume", "0000dead"},
+	} {
+		t.Run("startup failure: "+name, func(t *testing.T) {
+			p := startRPC(t, "", args...)
+			code := p.wait()
+			if code != 2 || len(p.seen) != 0 || !strings.Contains(p.err.String(), "error: ") {
+				t.Errorf("exit %d with %d lines, want 2 and none; stderr %q", code, len(p.seen), p.err.String())
+			}
+		})
+	}
 }
 
 // Sessions: new_session writes a new header; bash output joins the context; fork and clone
