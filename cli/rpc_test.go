@@ -463,8 +463,8 @@ func TestRPCSessions(t *testing.T) {
 	}
 }
 
-// An rpc run registers as any run: list shows it, send queues into it, attach replays its
-// events, stop aborts it (exit 1).
+// An rpc run registers as any run: list shows it, send starts a run or queues into it,
+// attach replays its events, stop aborts it (exit 1).
 func TestRPCRegistry(t *testing.T) {
 	dir := t.TempDir()
 	p := startRPC(t, dir, "--script", slowText(dir, t))
@@ -484,7 +484,14 @@ func TestRPCRegistry(t *testing.T) {
 	if out, _ := run("list"); !strings.Contains(out, id) {
 		t.Errorf("list does not show the run:\n%s", out)
 	}
-	p.call("1", map[string]any{"type": "prompt", "message": "Count"})
+	// send to the idle session starts a run with the message.
+	if out, code := run("send", id, "count from outside"); code != 0 {
+		t.Errorf("send to the idle session: %d %s", code, out)
+	}
+	user := p.until(func(v gjson.Result) bool { return v.Get("type").Str == "message_end" })
+	if user.Get("message.content.0.text").Str != "count from outside" {
+		t.Errorf("the run started by send: %s", user.Raw)
+	}
 	p.until(func(v gjson.Result) bool { return v.Get("assistantMessageEvent.type").Str == "text_delta" })
 	if out, code := run("send", "--follow-up", id, "from outside"); code != 0 {
 		t.Errorf("send: %d %s", code, out)

@@ -55,6 +55,7 @@ func (c *RunCmd) runRPC(streams *IO) error {
 	h := &rpcHost{c: c, streams: streams, cwd: cwd, model: model, prov: prov, toolset: toolset,
 		keys: keys, memory: map[*rpc.Session]*session.Memory{}}
 	srv := rpc.NewServer(h, streams.Out)
+	h.srv = srv
 	err = srv.Serve(ctx, streams.In)
 	var startup *ExitError
 	if errors.As(err, &startup) {
@@ -86,7 +87,7 @@ type rpcHost struct {
 	prov    provider.Provider
 	toolset []tools.Tool
 	keys    []string
-	started bool
+	srv     *rpc.Server
 	memory  map[*rpc.Session]*session.Memory // the entries of sessions kept in memory
 }
 
@@ -236,6 +237,7 @@ func (h *rpcHost) wrap(rs *runSession, mem *session.Memory) *rpc.Session {
 	rs.Store.AppendThinkingLevel(h.c.Thinking)
 	s := &rpc.Session{Header: rs.Header, Store: rs.Store, History: rs.History, HistoryIDs: rs.HistoryIDs,
 		File: rs.entry.Session, Manage: rs.Manage}
+	rs.deliver = h.srv.Deliver // `send` to an idle session starts a run
 	var events *os.File
 	if rs.server != nil {
 		f, err := os.OpenFile(control.EventsPath(rs.regDir, rs.Header.ID), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)

@@ -123,21 +123,24 @@ func (s *Server) prompt(c command) {
 		s.respond(c, c.typ, nil, err)
 		return
 	}
-	if s.isStreaming() {
-		if behavior == "" {
-			s.respond(c, c.typ, nil, errors.New(`the agent is streaming: give "streamingBehavior" ("steer" or "followUp") to queue the message, or abort first`))
-			return
-		}
-		s.offer(c, msg, behavior == "steer")
+	if s.tryRun(s.accepted(c), promptWork(msg)) {
 		return
 	}
-	s.respond(c, c.typ, nil, nil)
-	s.run(msg)
+	if behavior == "" {
+		s.respond(c, c.typ, nil, errors.New(`the agent is streaming: give "streamingBehavior" ("steer" or "followUp") to queue the message, or abort first`))
+		return
+	}
+	s.offer(c, msg, behavior == "steer")
 }
 
-// run starts a prompt's run.
-func (s *Server) run(msg *codec.UserMessage) {
-	s.startRun(func(ctx context.Context, ag *agent.Agent) { ag.Prompt(ctx, msg) })
+// accepted is the success response of c, for tryRun.
+func (s *Server) accepted(c command) func() {
+	return func() { s.respond(c, c.typ, nil, nil) }
+}
+
+// promptWork runs a prompt.
+func promptWork(msg *codec.UserMessage) func(context.Context, *agent.Agent) {
+	return func(ctx context.Context, ag *agent.Agent) { ag.Prompt(ctx, msg) }
 }
 
 // queue is steer and follow_up: while a run streams the message waits in the agent's queue;
@@ -148,12 +151,9 @@ func (s *Server) queue(c command, steer bool) {
 		s.respond(c, c.typ, nil, err)
 		return
 	}
-	if !s.isStreaming() {
-		s.respond(c, c.typ, nil, nil)
-		s.run(msg)
-		return
+	if !s.tryRun(s.accepted(c), promptWork(msg)) {
+		s.offer(c, msg, steer)
 	}
-	s.offer(c, msg, steer)
 }
 
 // offer queues msg into the running prompt. A run that has decided to end refuses it; the
@@ -163,20 +163,32 @@ func (s *Server) offer(c command, msg *codec.UserMessage, steer bool) {
 		s.respond(c, c.typ, nil, errors.New("images cannot be queued while the agent streams: send them with a prompt once it is idle"))
 		return
 	}
-	s.mu.Lock()
-	ag := s.ag
-	s.mu.Unlock()
+	s.respond(c, c.typ, nil, s.deliver(steer, msg))
+}
+
+// deliver queues msg into the running prompt, or starts a run with it when none is going.
+func (s *Server) deliver(steer bool, msg *codec.UserMessage) error {
 	text := msg.Blocks[0].(*codec.TextContent).Text
-	if err := ag.Offer(steer, text); err == nil {
-		s.respond(c, c.typ, nil, nil)
-		return
-	} else if !errors.Is(err, agent.ErrQueueEnded) {
-		s.respond(c, c.typ, nil, err)
-		return
+	for {
+		if s.tryRun(nil, promptWork(msg)) {
+			return nil
+		}
+		s.mu.Lock()
+		ag := s.ag
+		s.mu.Unlock()
+		err := ag.Offer(steer, text)
+		if !errors.Is(err, agent.ErrQueueEnded) {
+			return err
+		}
+		<-s.runEnded() // the run is ending: the message opens the next one
 	}
-	<-s.runEnded()
-	s.respond(c, c.typ, nil, nil)
-	s.run(msg)
+}
+
+// Deliver is `base-context send` to this process: a steering message or a follow-up for the
+// running prompt, or, when the agent is idle, a prompt of its own. Safe from any goroutine.
+func (s *Server) Deliver(steer bool, text string) error {
+	return s.deliver(steer, &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: text}},
+		Timestamp: time.Now().UnixMilli()})
 }
 
 func (s *Server) cmdAbort(c command) {
@@ -402,14 +414,10 @@ func (s *Server) compact(c command) {
 		s.respond(c, c.typ, nil, err)
 		return
 	}
-	if s.isStreaming() {
-		s.respond(c, c.typ, nil, errStreaming)
-		return
-	}
 	s.obs.Lock()
 	s.compaction = nil
 	s.obs.Unlock()
-	s.startRun(func(ctx context.Context, ag *agent.Agent) {
+	started := s.tryRun(nil, func(ctx context.Context, ag *agent.Agent) {
 		err := ag.Compact(ctx, instructions)
 		s.obs.Lock()
 		r := s.compaction
@@ -433,6 +441,9 @@ func (s *Server) compact(c command) {
 		}
 		s.respond(c, c.typ, marshal(result{r.Summary, r.FirstKeptEntryID, r.TokensBefore, details}), nil)
 	})
+	if !started {
+		s.respond(c, c.typ, nil, errStreaming)
+	}
 }
 
 // bash runs a command for the user; its output joins the context as a bashExecution

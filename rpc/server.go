@@ -358,14 +358,23 @@ func (s *Server) messages() []codec.Message {
 	return append([]codec.Message(nil), s.mirror...)
 }
 
-// startRun runs work (a prompt or a compaction) on the agent in the background.
-func (s *Server) startRun(work func(ctx context.Context, ag *agent.Agent)) {
+// tryRun starts work (a prompt or a compaction) on the agent in the background if no run is
+// going, and reports whether it did. accepted, when not nil, is called first (the command's
+// response, which so comes before the run's events). Checking and starting under one lock,
+// commands and `send` can never start two runs at once.
+func (s *Server) tryRun(accepted func(), work func(ctx context.Context, ag *agent.Agent)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.streaming {
+		return false
+	}
 	ctx, cancel := context.WithCancel(s.sessCtx)
 	done := make(chan struct{})
 	s.streaming, s.runCancel, s.runDone = true, cancel, done
 	ag := s.ag
+	if accepted != nil {
+		accepted()
+	}
 	go func() {
 		defer close(done)
 		defer cancel()
@@ -385,6 +394,7 @@ func (s *Server) startRun(work func(ctx context.Context, ag *agent.Agent)) {
 		s.syncLocked()
 		s.mu.Unlock()
 	}()
+	return true
 }
 
 // runEnded returns a channel closed once no run is going.
