@@ -306,7 +306,7 @@ func (a *Agent) Prompt(ctx context.Context, users ...*codec.UserMessage) (out Ou
 			return out
 		}
 		if next = a.takeSteering(); next == nil {
-			next = []*codec.UserMessage{a.takeFollowUp()}
+			next = a.takeFollowUps()
 		}
 	}
 }

@@ -28,6 +28,10 @@ type queue struct {
 	// ended: the running Prompt has decided to return and will not look at the queue again,
 	// so Offer refuses what it could no longer deliver. The next Prompt reopens the queue.
 	ended bool
+
+	// How many waiting messages are delivered at once (controller.go): steering one per
+	// turn boundary instead of all; follow-ups all in one run instead of one per run.
+	steerOne, followAll bool
 }
 
 // queued is a waiting prompt. offered: it came from outside the run (Offer, from `send`),
@@ -110,11 +114,15 @@ func (a *Agent) takeSteering() []*codec.UserMessage {
 	if len(a.queue.steering) == 0 {
 		return nil
 	}
-	msgs := make([]*codec.UserMessage, len(a.queue.steering))
-	for i, q := range a.queue.steering {
+	take := a.queue.steering
+	if a.queue.steerOne {
+		take = take[:1]
+	}
+	msgs := make([]*codec.UserMessage, len(take))
+	for i, q := range take {
 		msgs[i] = a.userMessage(q.text)
 	}
-	a.queue.steering = nil
+	a.queue.steering = a.queue.steering[len(take):]
 	a.reportQueueLocked()
 	return msgs
 }

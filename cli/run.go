@@ -21,7 +21,7 @@ import (
 type RunCmd struct {
 	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE inlines a file into the first prompt."`
 
-	Mode       string `enum:"text,json" default:"text" help:"Output: text (the final answer) or json (the event stream, one JSON object per line, as docs/stream.md describes)."`
+	Mode       string `enum:"text,json,rpc" default:"text" help:"Output: text (the final answer), json (the event stream, one JSON object per line, as docs/stream.md describes) or rpc (commands on stdin, responses and events on stdout; see README)."`
 	Print      bool   `short:"p" help:"Print only the final answer (text mode)."`
 	JSONDeltas bool   `name:"json-deltas" help:"With --mode json: compact streaming updates (the delta form of docs/stream.md)."`
 
@@ -45,8 +45,13 @@ type RunCmd struct {
 
 // Validate checks flag combinations kong cannot express.
 func (c *RunCmd) Validate() error {
-	if c.JSONDeltas && c.Mode != "json" {
-		return fmt.Errorf("--json-deltas requires --mode json")
+	if c.JSONDeltas && c.Mode != "json" && c.Mode != "rpc" {
+		return fmt.Errorf("--json-deltas requires --mode json (or rpc)")
+	}
+	if c.Mode == "rpc" {
+		if err := c.validateRPC(); err != nil {
+			return err
+		}
 	}
 	if c.NoTools && c.Tools != "" {
 		return fmt.Errorf("--tools and --no-tools exclude each other")
@@ -56,6 +61,9 @@ func (c *RunCmd) Validate() error {
 
 // Run runs the agent.
 func (c *RunCmd) Run(streams *IO) error {
+	if c.Mode == "rpc" {
+		return c.runRPC(streams)
+	}
 	if c.Detach {
 		return c.detach(streams)
 	}

@@ -150,6 +150,10 @@ type runSession struct {
 	server   *control.Server
 	resident *resident
 
+	// deliver, when set, takes what `send` queues instead of the agent: the rpc mode, whose
+	// idle agent starts a run with it.
+	deliver func(steer bool, text string) error
+
 	mu        sync.Mutex
 	agent     *agent.Agent
 	cancel    context.CancelFunc
@@ -332,6 +336,9 @@ func (s *runSession) Send(kind, text string) error {
 	}
 	if s.stopped.Load() {
 		return errors.New("the run is stopping")
+	}
+	if s.deliver != nil {
+		return s.deliver(kind == control.KindSteer, text)
 	}
 	// Refused, not lost, once the run has decided to end.
 	return ag.Offer(kind == control.KindSteer, text)

@@ -123,6 +123,10 @@ func hasDuplicateKeys(v gjson.Result) bool {
 	return dup
 }
 
+// TypeName names the JSON type of v for error messages: "string", "number", "boolean",
+// "null", "array", "object", or "nothing" when v is absent.
+func TypeName(v gjson.Result) string { return decodeTypeName(v) }
+
 func decodeTypeName(v gjson.Result) string {
 	switch v.Type {
 	case gjson.Null:

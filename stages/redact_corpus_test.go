@@ -21,8 +21,8 @@ func cleanCorpus(t *testing.T) map[string]string {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if strings.HasPrefix(name, ".") && path != ".." {
-				return filepath.SkipDir // .git, scripts/.bench
+			if (strings.HasPrefix(name, ".") && path != "..") || name == "node_modules" {
+				return filepath.SkipDir // .git, scripts/.bench, npm packages the tests install
 			}
 			return nil
 		}

@@ -1,0 +1,129 @@
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The upstream's own RpcClient (npm @mariozechner/pi-coding-agent, pinned in
+// rpc/testdata/node/package.json) drives base-context through a one-line shim: prompt and
+// wait, steer, follow-up, abort, bash, models, state, session stats, new_session. The
+// checks are in rpc/testdata/node/client.mjs. Without node or npm the test is skipped and
+// says why; without node_modules it installs them (`npm ci`, as CI does).
+func TestRPCUpstreamClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the upstream RpcClient cannot run")
+	}
+	nodeDir, err := filepath.Abs("../rpc/testdata/node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "@mariozechner", "pi-coding-agent")); err != nil {
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			t.Skip("npm is not installed: cannot install the upstream RpcClient")
+		}
+		install := exec.Command(npm, "ci", "--no-audit", "--no-fund")
+		install.Dir = nodeDir
+		if out, err := install.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci: %v\n%s", err, out)
+		}
+	}
+	bin, err := exec.LookPath("base-context")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	chunks := make([]string, 10)
+	for i := range chunks {
+		chunks[i] = "tick "
+	}
+	long := make([]string, 400)
+	for i := range long {
+		long[i] = "tock "
+	}
+	script := writeScript(t, dir,
+		map[string]any{"text": chunks, "delay_ms": 30, "usage": map[string]int{"input": 100, "output": 10}},
+		map[string]any{"text": []string{"steered"}, "usage": map[string]int{"input": 120, "output": 1}},
+		map[string]any{"text": []string{"followed"}, "usage": map[string]int{"input": 130, "output": 1}},
+		map[string]any{"text": long, "delay_ms": 50},
+	)
+	cmd := exec.Command(node, filepath.Join(nodeDir, "client.mjs"))
+	cmd.Dir = nodeDir
+	cmd.Env = append(os.Environ(), "BASE_CONTEXT_BIN="+bin, "BASE_CONTEXT_HOME="+filepath.Join(dir, ".home"),
+		"WORKDIR="+dir, "SCRIPT="+script)
+	out, err := cmd.CombinedOutput()
+	t.Logf("client.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("the upstream RpcClient failed: %v", err)
+	}
+	if !strings.Contains(string(out), "ok get_commands, export_html") {
+		t.Fatal("client.mjs did not run to its end")
+	}
+}
+
+// The Python client of the upstream's RPC document, exactly as written there
+// (rpc/testdata/example_client.py), with `pi` being base-context.
+func TestRPCPythonExampleClient(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	bin, err := exec.LookPath("base-context")
+	if err != nil {
+		t.Fatal(err)
+	}
+	example, err := filepath.Abs("../rpc/testdata/example_client.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	binDir := filepath.Join(dir, "bin")
+	os.Mkdir(binDir, 0o755)
+	// A wrapper, not a link: the test binary acts as base-context only under that name.
+	if err := os.WriteFile(filepath.Join(binDir, "pi"), []byte("#!/bin/sh\nexec "+bin+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python, example)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+binDir+":"+os.Getenv("PATH"), "BASE_CONTEXT_HOME="+filepath.Join(dir, ".home"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// The default script's two answers, streamed as text deltas.
+	if got := string(out); got != "Let me look at the files.Those are the files in this directory.\n" {
+		t.Errorf("the example printed %q", got)
+	}
+}
+
+// The ten-line client of the README's RPC section works as printed there.
+func TestRPCReadmeClient(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "## RPC mode")
+	_, code, _ := strings.Cut(section, "```python\n")
+	code, _, _ = strings.Cut(code, "```")
+	dir := t.TempDir()
+	cmd := exec.Command(python, "-c", code)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "BASE_CONTEXT_HOME="+filepath.Join(dir, ".home"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := "response: prompt True \nLet me look at the files.Those are the files in this directory.\n"
+	if string(out) != want {
+		t.Errorf("the README client printed %q, want %q", out, want)
+	}
+}

@@ -1,0 +1,1 @@
+const c = require("child_process").spawn(process.env.BASE_CONTEXT_BIN || "base-context", process.argv.slice(2), { stdio: "inherit" }); for (const s of ["SIGINT", "SIGTERM"]) process.on(s, () => c.kill(s)); c.on("exit", (code, sig) => process.exit(code ?? (sig === "SIGTERM" ? 143 : 130)));
