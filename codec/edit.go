@@ -99,7 +99,7 @@ func (m Member) Str(obj []byte) string {
 	if bytes.IndexByte(body, '\\') < 0 {
 		return string(body)
 	}
-	return gjson.ParseBytes(raw).Str
+	return string(AppendUnescaped(nil, body))
 }
 
 // Int returns the member's value as an integer, 0 when it is not a number.
