@@ -144,7 +144,7 @@ func (j *Walker) value(b []byte, i int, kind int) int {
 	return codec.SkipValue(b, i)
 }
 
-// decoded returns the decoded body of the string at [start, end), aliasing b when it has
+// Decoded returns the decoded body of the string at [start, end), aliasing b when it has
 // no escapes.
 func (j *Walker) Decoded(b []byte, start, end int) []byte {
 	body := b[start+1 : end-1]
@@ -182,13 +182,13 @@ func (j *Walker) str(b []byte, start, end int, kind int) {
 	}
 }
 
-// replace edits [start, end) to the JSON string of text.
+// Replace edits [start, end) to the JSON string of text.
 func (j *Walker) Replace(start, end int, text []byte) {
 	j.edits = append(j.edits, codec.Edit{Start: start, End: end,
 		Text: codec.AppendString(make([]byte, 0, len(text)+16), codec.UnsafeString(text))})
 }
 
-// object walks the object at i; hook, when not nil, may take over members' values.
+// Object walks the object at i and returns its end; hook, when not nil, may take over members' values.
 func (j *Walker) Object(b []byte, i int, hook MemberHook) int {
 	objStart := i
 	i = codec.SkipSpace(b, i+1)
@@ -219,35 +219,39 @@ func (j *Walker) Object(b []byte, i int, hook MemberHook) int {
 		if !handled {
 			ve = j.value(b, vs, kind)
 		}
-		i = codec.SkipSpace(b, ve)
-		if i >= len(b) || b[i] != ',' {
+		var more bool
+		if i, more = nextItem(b, ve); !more {
 			break
 		}
-		i = codec.SkipSpace(b, i+1)
 	}
 	return codec.SkipSpace(b, i) + 1
 }
 
-// array walks the array at i; hook, when not nil, may take over elements (key is nil).
+// nextItem returns where the container's next member or element starts after a value that
+// ends at ve, or where the container closes and false.
+func nextItem(b []byte, ve int) (int, bool) {
+	i := codec.SkipSpace(b, ve)
+	if i >= len(b) || b[i] != ',' {
+		return i, false
+	}
+	return codec.SkipSpace(b, i+1), true
+}
+
+// Array walks the array at i and returns its end; hook, when not nil, may take over elements (key is nil).
 func (j *Walker) Array(b []byte, i int, hook ElemHook) int {
 	i = codec.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		return i + 1
 	}
-	for n := 0; i < len(b); n++ {
-		var ve int
-		handled := false
+	for n, more := 0, true; more && i < len(b); n++ {
+		ve, handled := 0, false
 		if hook != nil {
 			ve, handled = hook(n, i)
 		}
 		if !handled {
 			ve = j.value(b, i, kindNone)
 		}
-		i = codec.SkipSpace(b, ve)
-		if i >= len(b) || b[i] != ',' {
-			break
-		}
-		i = codec.SkipSpace(b, i+1)
+		i, more = nextItem(b, ve)
 	}
 	return codec.SkipSpace(b, i) + 1
 }

@@ -1,3 +1,9 @@
+// Package redact is the redaction engine: the built-in rules, the user's patterns and
+// literals, the scanner that finds them in text (whole or arriving in pieces), and the
+// walkers that apply it to encoded JSON without re-encoding what they do not change. It
+// knows JSON and the stream's content blocks, not the stream: the stage over frames is
+// stages.Redact; the session file, the tools' outputs and text mode's answer use the
+// engine directly. It imports only codec.
 package redact
 
 import (
