@@ -14,7 +14,7 @@ import (
 // Every matcher answers for one position of a text it may see only part of: a match, no
 // match, or "need more text". It answers match or no match only when no continuation of the
 // text could change the answer, which is what lets a stream of deltas be redacted exactly as
-// its whole text would be (see redact_scan.go). A match starts at a word start (or at the
+// its whole text would be (see scan.go). A match starts at a word start (or at the
 // first dash of a private-key header) and may look behind, into text already released, but
 // never further than lookBehind bytes.
 
