@@ -10,7 +10,7 @@ import (
 func TestUnescapeAgreesWithEncodingJSON(t *testing.T) {
 	for _, lit := range []string{`"plain"`, `"a\nb\tc\"d\\e\/f\bg\fh\ri"`, `"\u00e9\u4e2d\u0000"`,
 		`"\ud83d\ude00 pair"`, `"\ud83d lone high"`, `"\ude00 lone low"`, `"\ud83d\u0041"`,
-		`"\uD83D\uDE00 upper"`, `"\ud83d"`, `"tail \ud83d\ud83d\ude00"`} {
+		`"\uD83D\uDE00 upper"`, `"\ud83d"`, `"tail \ud83d\ud83d\ude00"`, `"\ud83d\n"`, `"\ude00"`} {
 		var want string
 		if err := json.Unmarshal([]byte(lit), &want); err != nil {
 			t.Fatal(lit, err)
