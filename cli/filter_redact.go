@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -47,7 +48,7 @@ type RedactCmd struct {
 func (c *RedactCmd) Run(streams *IO) error {
 	if c.ListRules {
 		tw := tabwriter.NewWriter(streams.Out, 2, 8, 2, ' ', 0)
-		for _, r := range stages.RedactRules() {
+		for _, r := range redact.Rules() {
 			fmt.Fprintf(tw, "%s\t%s\n", r.ID, r.Description)
 		}
 		return tw.Flush()
@@ -66,8 +67,8 @@ func (c *RedactCmd) Run(streams *IO) error {
 // redactor compiles the flags, with extra literal values (API keys) under the rule api-key.
 // flagPrefix is what the flags' names start with after "--" ("redact-" in the agent), for
 // the messages.
-func (f *RedactRuleFlags) redactor(streams *IO, flagPrefix string, extra []string) (*stages.Redactor, error) {
-	opts := stages.RedactOptions{Patterns: f.Pattern, NoDefaultRules: f.NoDefaultRules}
+func (f *RedactRuleFlags) redactor(streams *IO, flagPrefix string, extra []string) (*redact.Redactor, error) {
+	opts := redact.Options{Patterns: f.Pattern, NoDefaultRules: f.NoDefaultRules}
 	if f.Rules != "" && !f.NoDefaultRules {
 		opts.Rules = []string{}
 		for _, id := range strings.Split(f.Rules, ",") {
@@ -77,25 +78,25 @@ func (f *RedactRuleFlags) redactor(streams *IO, flagPrefix string, extra []strin
 		}
 	}
 	for _, v := range f.Literal {
-		opts.Literals = append(opts.Literals, stages.RedactLiteral{ID: "literal", Value: v})
+		opts.Literals = append(opts.Literals, redact.Literal{ID: "literal", Value: v})
 	}
 	for _, name := range f.Env {
 		v := streams.Getenv(name)
-		if len(v) < stages.MinLiteral {
+		if len(v) < redact.MinLiteral {
 			// Nothing to protect, or too short to redact without mangling ordinary text.
-			fmt.Fprintf(streams.Err, "redact: --%senv %s: not set or shorter than %d bytes, not redacted\n", flagPrefix, name, stages.MinLiteral)
+			fmt.Fprintf(streams.Err, "redact: --%senv %s: not set or shorter than %d bytes, not redacted\n", flagPrefix, name, redact.MinLiteral)
 			continue
 		}
-		opts.Literals = append(opts.Literals, stages.RedactLiteral{ID: "env:" + name, Value: v})
+		opts.Literals = append(opts.Literals, redact.Literal{ID: "env:" + name, Value: v})
 	}
 	for _, v := range extra {
-		if len(v) >= stages.MinLiteral {
-			opts.Literals = append(opts.Literals, stages.RedactLiteral{ID: "api-key", Value: v})
+		if len(v) >= redact.MinLiteral {
+			opts.Literals = append(opts.Literals, redact.Literal{ID: "api-key", Value: v})
 		}
 	}
-	r, err := stages.NewRedactor(opts)
+	r, err := redact.New(opts)
 	if err != nil {
-		var pe *stages.PatternError
+		var pe *redact.PatternError
 		if errors.As(err, &pe) {
 			return nil, Fail(ExitUsage, fmt.Sprintf("--%spattern %q: %v", flagPrefix, pe.Pattern, pe.Err))
 		}
@@ -105,7 +106,7 @@ func (f *RedactRuleFlags) redactor(streams *IO, flagPrefix string, extra []strin
 }
 
 // printRedactReport writes one line per rule that redacted something.
-func printRedactReport(w io.Writer, r *stages.Redactor) {
+func printRedactReport(w io.Writer, r *redact.Redactor) {
 	counts := r.Counts()
 	if len(counts) == 0 {
 		fmt.Fprintln(w, "redacted nothing")

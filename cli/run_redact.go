@@ -8,6 +8,7 @@ import (
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -20,9 +21,10 @@ type RedactFlags struct {
 	RedactRule    RedactRuleFlags `embed:"" prefix:"redact-"`
 	RedactReport  bool            `help:"At the end of the run, print on stderr how many redactions each rule made in the stream (implies --redact)."`
 
-	redactor *stages.Redactor // the stream's
-	session  *stages.Redactor // the session file's, with its own counts
-	tools    *stages.Redactor // the tools' truncated outputs', with their own counts
+	// The engines (package redact): the stage's, and those used without a stage.
+	redactor *redact.Redactor // the stream's stage's, and text mode's answer's
+	session  *redact.Redactor // the session file's, with its own counts
+	tools    *redact.Redactor // the tools' truncated outputs', with their own counts
 }
 
 // enabled: any redaction flag asks for redaction.
@@ -32,32 +34,43 @@ func (c *RedactFlags) enabled() bool {
 		len(f.Env) > 0 || f.Rules != "" || f.NoDefaultRules
 }
 
-// stage returns the redaction stage to put in the output chain before the deltas stage, or
-// nil without redaction. extraSecrets are values always redacted (the API keys in use).
+// stage returns the redaction stage (the stream's engine over frames) to put in the output
+// chain before the deltas stage, or nil without redaction. extraSecrets are values always
+// redacted (the API keys in use).
 func (c *RedactFlags) stage(streams *IO, extraSecrets []string) (stages.Stage, error) {
 	if !c.enabled() {
 		return nil, nil
 	}
-	if c.redactor == nil {
-		r, err := c.RedactRule.redactor(streams, "redact-", extraSecrets)
-		if err != nil {
-			return nil, err
-		}
-		c.redactor = r
-		// Built again, quietly (the stream's build warned), so that the report counts what
-		// the stream shows, not each secret twice.
-		quiet := *streams
-		quiet.Err = io.Discard
-		if c.tools, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
-			return nil, err
-		}
-		if c.RedactSession {
-			if c.session, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
-				return nil, err
-			}
-		}
+	if err := c.engines(streams, extraSecrets); err != nil {
+		return nil, err
 	}
 	return stages.NewRedact(c.redactor), nil
+}
+
+// engines builds the redaction engines, once: the stream's, and those the session file and
+// the tools use directly, each with its own counts.
+func (c *RedactFlags) engines(streams *IO, extraSecrets []string) error {
+	if c.redactor != nil {
+		return nil
+	}
+	r, err := c.RedactRule.redactor(streams, "redact-", extraSecrets)
+	if err != nil {
+		return err
+	}
+	c.redactor = r
+	// Built again, quietly (the stream's build warned), so that the report counts what
+	// the stream shows, not each secret twice.
+	quiet := *streams
+	quiet.Err = io.Discard
+	if c.tools, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
+		return err
+	}
+	if c.RedactSession {
+		if c.session, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // toolRedaction is the tools' redaction of the outputs they truncate (after stage), nil
@@ -161,7 +174,7 @@ func (c *RunCmd) apiKeys(streams *IO) []string {
 // redactingStore redacts each message before the store writes it.
 type redactingStore struct {
 	session.Store
-	r *stages.Redactor
+	r *redact.Redactor
 }
 
 func (s redactingStore) AppendMessage(m codec.Message) (string, error) {

@@ -176,6 +176,6 @@ func (w *AmbiguityWalker) surrogates(i, end int, where string) {
 
 // escapedRune decodes the four hex digits of a \u escape (valid JSON).
 func escapedRune(hex []byte) rune {
-	r, _ := strconv.ParseUint(UnsafeString(hex), 16, 32)
-	return rune(r)
+	r, _ := hex4(hex)
+	return r
 }

@@ -15,8 +15,11 @@ import (
 )
 
 // This file works on encoded lines without decoding them: look up a member, find the byte
-// range it occupies, and splice. gjson and sjson do not validate, so callers check a line
-// with CheckObject before editing it.
+// range it occupies, and splice. The lookups assume valid JSON, so callers check a line
+// with CheckObject before editing it. The splice is ours rather than sjson's: sjson sets the
+// first of duplicate keys where readers take the last, appends new members at the end
+// where the stream wants them after "type", and allocates a new line per edit (README,
+// design notes; BenchmarkSetMember*).
 
 // CheckObject reports why line is not a single JSON object, or nil when it is one.
 func CheckObject(line []byte) error {
@@ -99,7 +102,7 @@ func (m Member) Str(obj []byte) string {
 	if bytes.IndexByte(body, '\\') < 0 {
 		return string(body)
 	}
-	return gjson.ParseBytes(raw).Str
+	return string(AppendUnescaped(nil, body))
 }
 
 // Int returns the member's value as an integer, 0 when it is not a number.

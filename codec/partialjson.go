@@ -1,9 +1,8 @@
 package codec
 
 import (
-	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // PartialObject parses s, a JSON object that may be cut off anywhere (tool-call arguments
@@ -155,63 +154,15 @@ func (p *partialParser) str() (s string, complete bool) {
 			p.i++
 			continue
 		}
-		if p.i+1 >= len(p.s) {
+		r, n, ok := Unescape(unsafe.Slice(unsafe.StringData(p.s[p.i:]), len(p.s)-p.i), false)
+		if !ok {
 			p.i = len(p.s)
 			return string(b), false
 		}
-		e := p.s[p.i+1]
-		switch e {
-		case 'n':
-			b = append(b, '\n')
-		case 't':
-			b = append(b, '\t')
-		case 'r':
-			b = append(b, '\r')
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'u':
-			r, n := p.unicodeEscape(p.i)
-			if n == 0 {
-				p.i = len(p.s)
-				return string(b), false
-			}
-			b = utf8.AppendRune(b, r)
-			p.i += n
-			continue
-		default: // \" \\ \/ and anything else stands for itself
-			b = append(b, e)
-		}
-		p.i += 2
+		b = utf8.AppendRune(b, r)
+		p.i += n
 	}
 	return string(b), false
-}
-
-// unicodeEscape decodes \uXXXX at i (with a following low surrogate when there is one);
-// n is the number of bytes used, 0 when the escape is cut off.
-func (p *partialParser) unicodeEscape(i int) (r rune, n int) {
-	if i+6 > len(p.s) {
-		return 0, 0
-	}
-	v, err := strconv.ParseUint(p.s[i+2:i+6], 16, 32)
-	if err != nil {
-		return utf8.RuneError, 6
-	}
-	r = rune(v)
-	if utf16.IsSurrogate(r) {
-		if i+12 <= len(p.s) && p.s[i+6] == '\\' && p.s[i+7] == 'u' {
-			if v2, err := strconv.ParseUint(p.s[i+8:i+12], 16, 32); err == nil {
-				if d := utf16.DecodeRune(r, rune(v2)); d != utf8.RuneError {
-					return d, 12
-				}
-			}
-		} else if i+12 > len(p.s) && (i+6 == len(p.s) || p.s[i+6] == '\\') {
-			return 0, 0 // the low half may still be coming
-		}
-		return utf8.RuneError, 6
-	}
-	return r, 6
 }
 
 // number keeps the lexeme as written when it is a complete number.

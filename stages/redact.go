@@ -2,14 +2,14 @@ package stages
 
 import (
 	"bytes"
-	"hash/maphash"
 	"strconv"
 	"strings"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/redact"
 )
 
-// Redact removes secrets from every string of every event (stream lines in either form, docs/stream.md),
+// Redact is the redaction engine (package redact) as a stage over frames: it removes secrets from every string of every event (stream lines in either form, docs/stream.md),
 // replacing each with [REDACTED:<rule-id>].
 //
 // Strings are redacted whole, except the text, thinking and tool-argument deltas of a block,
@@ -20,9 +20,9 @@ import (
 // block (full form) is the text released so far: `filter deltas` and `filter expand` agree on
 // the result as they did on the input.
 type Redact struct {
-	r      *Redactor
+	r      *redact.Redactor
 	blocks []*redactBlock
-	js     jsonRedactor
+	js     *redact.Walker
 	args   []byte
 
 	// For blocks that are still open when their message ends or the stream stops: the
@@ -36,8 +36,8 @@ type Redact struct {
 }
 
 // NewRedact returns the stage, redacting with r.
-func NewRedact(r *Redactor) *Redact {
-	return &Redact{r: r, js: jsonRedactor{r: r, cache: newLongStrings()}}
+func NewRedact(r *redact.Redactor) *Redact {
+	return &Redact{r: r, js: redact.NewWalker(r)}
 }
 
 // Block kinds.
@@ -49,21 +49,10 @@ const (
 
 // redactBlock is the state of one streamed content block.
 type redactBlock struct {
-	kind  int
-	ended bool
-	text  textStream
-	args  argsStream
-	// released is what the block's deltas released so far: the text (decoded), or the
-	// arguments' source. It only grows, and is new for each block, so that snapshots in
-	// process can view it as a string.
-	released []byte
-	final    []byte // a finished tool call's redacted arguments
-
-	// The hash and length of the text received, and the rules that redacted it: a
-	// finished text's redaction is remembered for the events that repeat it.
-	hash  maphash.Hash
-	n     int
-	rules []int
+	kind   int
+	ended  bool
+	stream redact.Block
+	final  []byte // a finished tool call's redacted arguments
 }
 
 func blockKind(updateType string) int {
@@ -101,54 +90,20 @@ func (s *Redact) block(idx int64, typ string) *redactBlock {
 	b := s.blocks[idx]
 	if b == nil || b.kind != kind || strings.HasSuffix(typ, "_start") {
 		b = &redactBlock{kind: kind}
-		b.text.reset(kindNone)
-		b.args.reset()
-		b.hash.SetSeed(s.js.cache.seed)
+		b.stream.Start(s.js, kind == blockToolCall)
 		s.blocks[idx] = b
 	}
 	return b
 }
 
-// pushDelta runs a delta through its block and returns what it releases.
-func (s *Redact) pushDelta(b *redactBlock, delta []byte) []byte {
-	before := len(b.released)
-	if b.kind == blockToolCall {
-		b.released = b.args.push(s.r, b.released, delta, false)
-	} else {
-		b.hash.Write(delta)
-		b.n += len(delta)
-		b.released = s.pushText(b, delta, false)
-	}
-	return b.released[before:]
-}
-
-// pushText runs text through a text block, noting the rules that redacted it.
-func (s *Redact) pushText(b *redactBlock, text []byte, atEOF bool) []byte {
-	w, base, cut, spans := b.text.push(s.r, text, atEOF)
-	out := s.r.render(b.released, w, base, cut, spans)
-	b.rules = rulesOf(b.rules, spans)
-	b.text.consume(w, base, cut)
-	return out
-}
-
 // finish ends a block and returns the tail it held.
 func (s *Redact) finish(b *redactBlock) []byte {
-	before := len(b.released)
-	if b.kind == blockToolCall {
-		b.released = b.args.push(s.r, b.released, nil, true)
-		if b.final == nil {
-			b.final = codec.PartialObject(codec.UnsafeString(b.released))
-		}
-	} else {
-		b.released = s.pushText(b, nil, true)
-		if b.n >= minCached {
-			// The events that repeat the whole text (its *_end, the final messages) find
-			// its redaction here instead of scanning it again.
-			s.js.cache.put(b.hash.Sum64(), b.n, kindNone, len(b.rules) > 0, b.released, b.rules)
-		}
+	tail := b.stream.Finish()
+	if b.kind == blockToolCall && b.final == nil {
+		b.final = codec.PartialObject(codec.UnsafeString(b.stream.Released()))
 	}
 	b.ended = true
-	return b.released[before:]
+	return tail
 }
 
 func (s *Redact) Push(f *Frame, emit Emit) error {
@@ -158,7 +113,7 @@ func (s *Redact) Push(f *Frame, emit Emit) error {
 	if f.Event == nil && f.Check() != nil {
 		// Not an event, but it may still hold a secret: redact it as plain text.
 		line := f.Line()
-		if out, _, changed := s.r.redactText(nil, line, kindNone, nil); changed {
+		if out, changed := s.r.RedactText(nil, line); changed {
 			return emit(LineFrame(out, f.LineNo))
 		}
 		return emit(f)
@@ -215,12 +170,12 @@ func (s *Redact) finishOpen(id []byte, emit Emit) error {
 
 // snapshotOf returns the snapshot raw with its blocks as released now.
 func (s *Redact) snapshotOf(raw []byte) []byte {
-	s.js.reset()
+	s.js.Reset()
 	s.snapshot(raw, 0)
-	if len(s.js.edits) == 0 {
+	if len(s.js.Edits()) == 0 {
 		return raw
 	}
-	return codec.Splice(nil, raw, s.js.edits...)
+	return s.js.Splice(nil, raw)
 }
 
 // syntheticDelta builds the update that carries a block's tail, with the snapshot snap in
@@ -251,12 +206,12 @@ func syntheticDelta(kind, idx int, tail, id, snap []byte) []byte {
 // generic redacts every string of the frame's line.
 func (s *Redact) generic(f *Frame, emit Emit) error {
 	line := f.Line()
-	s.js.reset()
-	s.js.value(line, codec.SkipSpace(line, 0), kindNone)
-	if len(s.js.edits) == 0 {
+	s.js.Reset()
+	s.js.Value(line, codec.SkipSpace(line, 0))
+	if len(s.js.Edits()) == 0 {
 		return emit(f)
 	}
-	return emit(f.Edited(codec.Splice(make([]byte, 0, len(line)+64), line, s.js.edits...)))
+	return emit(f.Edited(s.js.Splice(make([]byte, 0, len(line)+64), line)))
 }
 
 // progress redacts a tool_execution_update. Its partial result's texts are a tool's output
@@ -266,49 +221,35 @@ func (s *Redact) generic(f *Frame, emit Emit) error {
 // shows the beginning of a secret that the next one completes.
 func (s *Redact) progress(f *Frame, emit Emit) error {
 	line := f.Line()
-	j := &s.js
-	j.reset()
-	j.object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
+	j := s.js
+	j.Reset()
+	j.Object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
 		if string(key) != "partialResult" || line[vs] != '{' {
 			return 0, false
 		}
-		return j.object(line, vs, func(key []byte, cvs int) (int, bool) {
+		return j.Object(line, vs, func(key []byte, cvs int) (int, bool) {
 			if string(key) != "content" || line[cvs] != '[' {
 				return 0, false
 			}
-			return j.array(line, cvs, func(_, evs int) (int, bool) {
+			return j.Array(line, cvs, func(_, evs int) (int, bool) {
 				if line[evs] != '{' || codec.Find(line[evs:], "type").Str(line[evs:]) != "text" {
 					return 0, false
 				}
-				return j.object(line, evs, func(key []byte, tvs int) (int, bool) {
+				return j.Object(line, evs, func(key []byte, tvs int) (int, bool) {
 					if string(key) != "text" || line[tvs] != '"' {
 						return 0, false
 					}
 					end := codec.SkipString(line, tvs+1)
-					s.partialText(line, tvs, end)
+					j.PartialText(line, tvs, end)
 					return end, true
 				}), true
 			}), true
 		}), true
 	})
-	if len(j.edits) == 0 {
+	if len(j.Edits()) == 0 {
 		return emit(f)
 	}
-	return emit(f.Edited(codec.Splice(make([]byte, 0, len(line)+64), line, j.edits...)))
-}
-
-// partialText redacts the string at [start, end) of b as the text of a stream so far.
-func (s *Redact) partialText(b []byte, start, end int) {
-	j := &s.js
-	text := j.decoded(b, start, end)
-	var st scanState
-	var cut int
-	j.spans, cut = s.r.scan(text, 0, false, &st, j.spans[:0])
-	if cut == len(text) && len(j.spans) == 0 {
-		return
-	}
-	j.text = s.r.render(j.text[:0], text, 0, cut, j.spans)
-	j.replace(start, end, j.text)
+	return emit(f.Edited(j.Splice(make([]byte, 0, len(line)+64), line)))
 }
 
 // update redacts an encoded message_update, in either form.
@@ -331,8 +272,8 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		switch typ {
 		case codec.UpdateTextDelta, codec.UpdateThinkingDelta, codec.UpdateToolCallDelta:
 			if d := ev.member(evDelta); d.Exists() && ev.raw[d.ValStart] == '"' {
-				dec := s.js.decoded(ev.raw, d.ValStart, d.ValEnd)
-				if out := s.pushDelta(b, dec); !bytes.Equal(out, dec) {
+				dec := s.js.Decoded(ev.raw, d.ValStart, d.ValEnd)
+				if out := b.stream.Push(dec); !bytes.Equal(out, dec) {
 					deltaText = codec.AppendString(nil, codec.UnsafeString(out))
 				} else {
 					deltaText = ev.raw[d.ValStart:d.ValEnd]
@@ -342,7 +283,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 			if tc := ev.member(evToolCall); tc.Exists() {
 				raw := tc.Raw(ev.raw)
 				if a := codec.Find(raw, "arguments"); a.Exists() {
-					b.final, _ = s.r.redactJSON(a.Raw(raw))
+					b.final, _ = s.r.RedactValue(a.Raw(raw))
 					b.final = bytes.Clone(b.final)
 				}
 			}
@@ -353,17 +294,17 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 	}
 
 	base := ame.ValStart
-	s.js.reset()
-	s.js.object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
+	s.js.Reset()
+	s.js.Object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
 		switch {
 		case vs == ame.ValStart:
-			return s.js.object(line, vs, func(key []byte, evs int) (int, bool) {
+			return s.js.Object(line, vs, func(key []byte, evs int) (int, bool) {
 				switch string(key) {
 				case "delta":
 					if d := ev.member(evDelta); deltaText != nil && evs == base+d.ValStart {
 						eve := base + d.ValEnd
 						if !bytes.Equal(deltaText, line[evs:eve]) {
-							s.js.edits = append(s.js.edits, codec.Edit{Start: evs, End: eve, Text: deltaText})
+							s.js.AddEdit(codec.Edit{Start: evs, End: eve, Text: deltaText})
 						}
 						return eve, true
 					}
@@ -371,13 +312,13 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 					return s.snapshotAt(line, evs), true
 				case "toolCall":
 					if b != nil && b.final != nil && typ == codec.UpdateToolCallEnd && line[evs] == '{' {
-						return s.js.object(line, evs, func(key []byte, avs int) (int, bool) {
+						return s.js.Object(line, evs, func(key []byte, avs int) (int, bool) {
 							if string(key) != "arguments" {
 								return 0, false
 							}
 							ave := codec.SkipValue(line, avs)
 							if !bytes.Equal(line[avs:ave], b.final) {
-								s.js.edits = append(s.js.edits, codec.Edit{Start: avs, End: ave, Text: b.final})
+								s.js.AddEdit(codec.Edit{Start: avs, End: ave, Text: b.final})
 							}
 							return ave, true
 						}), true
@@ -391,8 +332,8 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		return 0, false
 	})
 	out := line
-	if len(s.js.edits) > 0 {
-		out = codec.Splice(make([]byte, 0, len(line)+64), line, s.js.edits...)
+	if len(s.js.Edits()) > 0 {
+		out = s.js.Splice(make([]byte, 0, len(line)+64), line)
 	}
 
 	// Remember what a block left open at the end would need.
@@ -423,7 +364,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 			return err
 		}
 	}
-	if len(s.js.edits) == 0 {
+	if len(s.js.Edits()) == 0 {
 		return emit(f)
 	}
 	return emit(f.Edited(out))
@@ -433,7 +374,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 // become what they released; everything else is redacted as usual.
 func (s *Redact) snapshotAt(b []byte, vs int) int {
 	if b[vs] != '{' {
-		return s.js.value(b, vs, kindNone)
+		return s.js.Value(b, vs)
 	}
 	return s.snapshot(b, vs)
 }
@@ -442,7 +383,7 @@ func (s *Redact) snapshotAt(b []byte, vs int) int {
 // content, so when the rest is byte for byte a rest found clean before, only the content
 // is walked.
 func (s *Redact) snapshot(b []byte, vs int) int {
-	j := &s.js
+	j := s.js
 	content := codec.Find(b[vs:], "content")
 	cs, ce := vs+content.ValStart, vs+content.ValEnd
 	if content.Exists() && b[cs] == '[' && s.cleanPrefix != nil && bytes.Equal(b[vs:cs], s.cleanPrefix) {
@@ -451,17 +392,17 @@ func (s *Redact) snapshot(b []byte, vs int) int {
 			return end
 		}
 	}
-	mark, contentEdits := len(j.edits), 0
-	end := j.object(b, vs, func(key []byte, cvs int) (int, bool) {
+	mark, contentEdits := len(j.Edits()), 0
+	end := j.Object(b, vs, func(key []byte, cvs int) (int, bool) {
 		if string(key) != "content" || b[cvs] != '[' {
 			return 0, false
 		}
-		before := len(j.edits)
+		before := len(j.Edits())
 		e := s.content(b, cvs)
-		contentEdits += len(j.edits) - before
+		contentEdits += len(j.Edits()) - before
 		return e, true
 	})
-	if content.Exists() && b[cs] == '[' && len(j.edits)-mark == contentEdits {
+	if content.Exists() && b[cs] == '[' && len(j.Edits())-mark == contentEdits {
 		s.cleanPrefix = append(s.cleanPrefix[:0], b[vs:cs]...)
 		s.cleanSuffix = append(s.cleanSuffix[:0], b[ce:end]...)
 	}
@@ -483,8 +424,8 @@ func objectEnd(b []byte, i int) int {
 
 // content redacts a snapshot's content array at cs and returns its end.
 func (s *Redact) content(b []byte, cs int) int {
-	j := &s.js
-	return j.array(b, cs, func(n, evs int) (int, bool) {
+	j := s.js
+	return j.Array(b, cs, func(n, evs int) (int, bool) {
 		if n >= len(s.blocks) || s.blocks[n] == nil || b[evs] != '{' {
 			return 0, false
 		}
@@ -507,7 +448,7 @@ func (s *Redact) content(b []byte, cs int) int {
 		if field == "" {
 			return 0, false
 		}
-		return j.object(b, evs, func(k []byte, fvs int) (int, bool) {
+		return j.Object(b, evs, func(k []byte, fvs int) (int, bool) {
 			if string(k) != field {
 				return 0, false
 			}
@@ -519,24 +460,25 @@ func (s *Redact) content(b []byte, cs int) int {
 // blockValue makes a snapshot block's text or arguments at vs what the block released, and
 // returns the value's end.
 func (s *Redact) blockValue(b []byte, vs int, blk *redactBlock) int {
-	j := &s.js
+	j := s.js
 	ve := codec.SkipValue(b, vs)
+	released := blk.stream.Released()
 	if blk.kind != blockToolCall {
 		if b[vs] != '"' {
-			return j.value(b, vs, kindNone)
+			return j.Value(b, vs)
 		}
-		if !bytes.Equal(j.decoded(b, vs, ve), blk.released) {
-			j.replace(vs, ve, blk.released)
+		if !bytes.Equal(j.Decoded(b, vs, ve), released) {
+			j.Replace(vs, ve, released)
 		}
 		return ve
 	}
 	want := blk.final
 	if !blk.ended || want == nil {
-		s.args = codec.AppendPartialObject(s.args[:0], codec.UnsafeString(blk.released))
+		s.args = codec.AppendPartialObject(s.args[:0], codec.UnsafeString(released))
 		want = s.args
 	}
 	if !bytes.Equal(b[vs:ve], want) {
-		j.edits = append(j.edits, codec.Edit{Start: vs, End: ve, Text: bytes.Clone(want)})
+		j.AddEdit(codec.Edit{Start: vs, End: ve, Text: bytes.Clone(want)})
 	}
 	return ve
 }
@@ -555,7 +497,7 @@ func (s *Redact) typedUpdate(e *codec.MessageUpdate, emit Emit) error {
 				u.ToolCall = &codec.ToolCall{ID: s.r.RedactString(u.ToolCall.ID), Name: s.r.RedactString(u.ToolCall.Name)}
 			}
 		case codec.UpdateTextDelta, codec.UpdateThinkingDelta, codec.UpdateToolCallDelta:
-			if out := s.pushDelta(b, []byte(u.Delta)); string(out) != u.Delta {
+			if out := b.stream.Push([]byte(u.Delta)); string(out) != u.Delta {
 				u.Delta = string(out)
 			}
 		case codec.UpdateTextEnd, codec.UpdateThinkingEnd:
@@ -610,7 +552,7 @@ func (s *Redact) redactToolCall(tc *codec.ToolCall) *codec.ToolCall {
 	if args == nil {
 		args = codec.PartialObject(codec.UnsafeString(tc.ArgsSoFar))
 	}
-	out, _ := s.r.redactJSON(args)
+	out, _ := s.r.RedactValue(args)
 	c.Arguments, c.ArgsSoFar = bytes.Clone(out), nil
 	return &c
 }
@@ -631,12 +573,12 @@ func (s *Redact) typedSnapshot(m *codec.AssistantMessage) *codec.AssistantMessag
 		switch x := block.(type) {
 		case *codec.TextContent:
 			if blk != nil && blk.kind == blockText {
-				c.Content[i] = &codec.TextContent{Text: codec.UnsafeString(blk.released), TextSignature: x.TextSignature}
+				c.Content[i] = &codec.TextContent{Text: codec.UnsafeString(blk.stream.Released()), TextSignature: x.TextSignature}
 				continue
 			}
 		case *codec.ThinkingContent:
 			if blk != nil && blk.kind == blockThinking {
-				c.Content[i] = &codec.ThinkingContent{Thinking: codec.UnsafeString(blk.released),
+				c.Content[i] = &codec.ThinkingContent{Thinking: codec.UnsafeString(blk.stream.Released()),
 					ThinkingSignature: x.ThinkingSignature, Redacted: x.Redacted}
 				continue
 			}
@@ -646,7 +588,7 @@ func (s *Redact) typedSnapshot(m *codec.AssistantMessage) *codec.AssistantMessag
 				if blk.ended && blk.final != nil {
 					tc.Arguments = blk.final
 				} else {
-					tc.ArgsSoFar = blk.released
+					tc.ArgsSoFar = blk.stream.Released()
 				}
 				c.Content[i] = tc
 				continue
@@ -659,7 +601,7 @@ func (s *Redact) typedSnapshot(m *codec.AssistantMessage) *codec.AssistantMessag
 
 // redactContent redacts a block the stage did not stream.
 func (s *Redact) redactContent(c codec.Content) codec.Content {
-	out, changed := s.r.redactJSON(c.AppendJSON(nil))
+	out, changed := s.r.RedactValue(c.AppendJSON(nil))
 	if !changed {
 		return c
 	}

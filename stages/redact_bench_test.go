@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
 
-func newRedact(tb testing.TB, opts stages.RedactOptions) stages.Stage {
-	r, err := stages.NewRedactor(opts)
+func newRedact(tb testing.TB, opts redact.Options) stages.Stage {
+	r, err := redact.New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -17,7 +18,7 @@ func newRedact(tb testing.TB, opts stages.RedactOptions) stages.Stage {
 
 // BenchmarkRedact: the default rules over the full form of f_long.
 func BenchmarkRedact(b *testing.B) {
-	benchStage(b, func() stages.Stage { return newRedact(b, stages.RedactOptions{}) }, fLong)
+	benchStage(b, func() stages.Stage { return newRedact(b, redact.Options{}) }, fLong)
 }
 
 // fLongDeltas is the delta form of f_long, 20 times over: small lines, many of them.
@@ -26,7 +27,7 @@ func fLongDeltas(t testing.TB) []byte { return bytes.Repeat(deltas(t, fLong(t)),
 // BenchmarkRedactDeltaForm and BenchmarkDeltasDeltaForm: redact and deltas over the delta
 // form (the target: redact within 2× of deltas).
 func BenchmarkRedactDeltaForm(b *testing.B) {
-	benchStage(b, func() stages.Stage { return newRedact(b, stages.RedactOptions{}) }, fLongDeltas)
+	benchStage(b, func() stages.Stage { return newRedact(b, redact.Options{}) }, fLongDeltas)
 }
 
 func BenchmarkDeltasDeltaForm(b *testing.B) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -15,7 +16,7 @@ import (
 // bytes of it, the texts shown only grow, and the end shows the whole output redacted; in
 // process (typed events) as in a filter.
 func TestRedactToolProgressHoldsPartialSecrets(t *testing.T) {
-	r := redactor(t, stages.RedactOptions{})
+	r := redactor(t, redact.Options{})
 	for _, e := range secretEntries(t) {
 		output := "$ run\n" + e.Text + "\ndone\n"
 		var evs []codec.Event

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -37,9 +38,9 @@ func secretEntries(t testing.TB) []secretEntry {
 	return out
 }
 
-func redactor(t testing.TB, opts stages.RedactOptions) *stages.Redactor {
+func redactor(t testing.TB, opts redact.Options) *redact.Redactor {
 	t.Helper()
-	r, err := stages.NewRedactor(opts)
+	r, err := redact.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func leak(b []byte, secret string) string {
 }
 
 func TestRedactCorpusCoversEveryRule(t *testing.T) {
-	r := redactor(t, stages.RedactOptions{})
+	r := redactor(t, redact.Options{})
 	covered := map[string]bool{}
 	for _, e := range secretEntries(t) {
 		out := r.RedactString(e.Text)
@@ -71,7 +72,7 @@ func TestRedactCorpusCoversEveryRule(t *testing.T) {
 		}
 		covered[e.Rule] = true
 	}
-	for _, rule := range stages.RedactRules() {
+	for _, rule := range redact.Rules() {
 		if !covered[rule.ID] {
 			t.Errorf("no secret of rule %s in the corpus", rule.ID)
 		}
@@ -174,7 +175,7 @@ func argsJSON(text string) string {
 
 // streamsOf returns the full form of a generated run encoded, what the stage makes of it in
 // process (typed events in, with and without the deltas stage after it).
-func streamsOf(t *testing.T, r *stages.Redactor, blocks []genBlock) (full, typedRedacted, typedDeltas []byte) {
+func streamsOf(t *testing.T, r *redact.Redactor, blocks []genBlock) (full, typedRedacted, typedDeltas []byte) {
 	var fullBuf, typedBuf, deltaBuf bytes.Buffer
 	fw := codec.NewLineWriter(&fullBuf)
 	red := stages.NewRedact(r)
@@ -204,7 +205,7 @@ func streamsOf(t *testing.T, r *stages.Redactor, blocks []genBlock) (full, typed
 
 // checkRedactedRun checks a generated run whose blocks carry secret in both forms, in
 // process and as a filter.
-func checkRedactedRun(t *testing.T, r *stages.Redactor, blocks []genBlock, secret string) {
+func checkRedactedRun(t *testing.T, r *redact.Redactor, blocks []genBlock, secret string) {
 	t.Helper()
 	full, typed, typedDeltas := streamsOf(t, r, blocks)
 	red := func(in []byte) []byte { return run(t, stages.NewRedact(r), in) }
@@ -245,7 +246,7 @@ func checkRedactedRun(t *testing.T, r *stages.Redactor, blocks []genBlock, secre
 }
 
 func TestRedactStreamsInBothForms(t *testing.T) {
-	r := redactor(t, stages.RedactOptions{})
+	r := redactor(t, redact.Options{})
 	rnd := rand.New(rand.NewSource(5))
 	for _, e := range secretEntries(t) {
 		for try := 0; try < 4; try++ {
@@ -268,7 +269,7 @@ func TestRedactStreamsInBothForms(t *testing.T) {
 // A stream without secrets comes out as it went in, apart from the full form's snapshots
 // of a text held back (none here: chunks end at spaces).
 func TestRedactLeavesCleanStreamsAlone(t *testing.T) {
-	r := redactor(t, stages.RedactOptions{})
+	r := redactor(t, redact.Options{})
 	text := "Here are the files: main.go, README.md and go.mod. The token count is 4096; the password field is empty. "
 	blocks := []genBlock{
 		{"text", strings.SplitAfter(text, " ")},
@@ -293,7 +294,7 @@ func TestRedactLeavesCleanStreamsAlone(t *testing.T) {
 }
 
 func TestRedactHoldsBackAndFlushesAtTheEnd(t *testing.T) {
-	r := redactor(t, stages.RedactOptions{})
+	r := redactor(t, redact.Options{})
 	in := strings.Join([]string{
 		`{"type":"message_start","messageId":1,"message":{"role":"assistant","content":[]}}`,
 		`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_start","contentIndex":0}}`,
@@ -325,7 +326,7 @@ func TestRedactHoldsBackAndFlushesAtTheEnd(t *testing.T) {
 }
 
 func TestRedactEveryStringOfEveryEvent(t *testing.T) {
-	r := redactor(t, stages.RedactOptions{})
+	r := redactor(t, redact.Options{})
 	const key = "sk-ant-api03-Zx9wQ2eR7tY4uI1oP6aS3dF8gH5jK0lM2nB7vC4xZ9qW1eR6tY3uI8oP"
 	const m = "[REDACTED:anthropic-api-key]"
 	cases := []struct{ in, want string }{
@@ -356,14 +357,14 @@ func TestRedactEveryStringOfEveryEvent(t *testing.T) {
 func TestRedactOptions(t *testing.T) {
 	const text = "ghp_0123456789abcdefghij0123456789ABCDEF and AKIAABCDEFGHIJKLMNOP and hunter2-corp-vpn and ticket JIRA-4821"
 	for _, c := range []struct {
-		opts stages.RedactOptions
+		opts redact.Options
 		want string
 	}{
-		{stages.RedactOptions{}, "[REDACTED:github-pat] and [REDACTED:aws-access-key-id] and hunter2-corp-vpn and ticket JIRA-4821"},
-		{stages.RedactOptions{Rules: []string{"aws-access-key-id"}}, "ghp_0123456789abcdefghij0123456789ABCDEF and [REDACTED:aws-access-key-id] and hunter2-corp-vpn and ticket JIRA-4821"},
-		{stages.RedactOptions{NoDefaultRules: true, Literals: []stages.RedactLiteral{{ID: "literal", Value: "hunter2-corp-vpn"}}},
+		{redact.Options{}, "[REDACTED:github-pat] and [REDACTED:aws-access-key-id] and hunter2-corp-vpn and ticket JIRA-4821"},
+		{redact.Options{Rules: []string{"aws-access-key-id"}}, "ghp_0123456789abcdefghij0123456789ABCDEF and [REDACTED:aws-access-key-id] and hunter2-corp-vpn and ticket JIRA-4821"},
+		{redact.Options{NoDefaultRules: true, Literals: []redact.Literal{{ID: "literal", Value: "hunter2-corp-vpn"}}},
 			"ghp_0123456789abcdefghij0123456789ABCDEF and AKIAABCDEFGHIJKLMNOP and [REDACTED:literal] and ticket JIRA-4821"},
-		{stages.RedactOptions{NoDefaultRules: true, Patterns: []string{`JIRA-\d+`, `\bhunter\d`}},
+		{redact.Options{NoDefaultRules: true, Patterns: []string{`JIRA-\d+`, `\bhunter\d`}},
 			"ghp_0123456789abcdefghij0123456789ABCDEF and AKIAABCDEFGHIJKLMNOP and [REDACTED:pattern-2]-corp-vpn and ticket [REDACTED:pattern-1]"},
 	} {
 		r := redactor(t, c.opts)
@@ -371,15 +372,15 @@ func TestRedactOptions(t *testing.T) {
 			t.Errorf("%+v:\n got %q\nwant %q", c.opts, got, c.want)
 		}
 	}
-	for _, bad := range []stages.RedactOptions{
+	for _, bad := range []redact.Options{
 		{Rules: []string{"nope"}},
 		{Patterns: []string{"("}},
 		{Patterns: []string{"^x"}},
 		{Patterns: []string{"a*"}},
-		{Literals: []stages.RedactLiteral{{ID: "literal", Value: "abc"}}},
-		{Literals: []stages.RedactLiteral{{ID: "bad id", Value: "abcdef"}}},
+		{Literals: []redact.Literal{{ID: "literal", Value: "abc"}}},
+		{Literals: []redact.Literal{{ID: "bad id", Value: "abcdef"}}},
 	} {
-		if _, err := stages.NewRedactor(bad); err == nil {
+		if _, err := redact.New(bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
@@ -387,9 +388,9 @@ func TestRedactOptions(t *testing.T) {
 
 // Patterns and literals are streamed like the built-in rules: split anywhere, never shown.
 func TestRedactPatternsAndLiteralsStream(t *testing.T) {
-	r := redactor(t, stages.RedactOptions{NoDefaultRules: true,
+	r := redactor(t, redact.Options{NoDefaultRules: true,
 		Patterns: []string{`tkt-[0-9]{6,}`, `\bcorp-[a-z]+-\d+\b`},
-		Literals: []stages.RedactLiteral{{ID: "env:DEPLOY_KEY", Value: "deploy-9f8e7d6c5b4a"}}})
+		Literals: []redact.Literal{{ID: "env:DEPLOY_KEY", Value: "deploy-9f8e7d6c5b4a"}}})
 	text := "a tkt-123456789 b corp-vpn-42 c deploy-9f8e7d6c5b4a d tkt-12 corp-x e"
 	want := "a [REDACTED:pattern-1] b [REDACTED:pattern-2] c [REDACTED:env:DEPLOY_KEY] d tkt-12 corp-x e"
 	if got := r.RedactString(text); got != want {
@@ -411,7 +412,7 @@ func TestRedactPatternsAndLiteralsStream(t *testing.T) {
 }
 
 func TestRedactCounts(t *testing.T) {
-	r := redactor(t, stages.RedactOptions{})
+	r := redactor(t, redact.Options{})
 	r.RedactString("ghp_0123456789abcdefghij0123456789ABCDEF ghp_0123456789abcdefghij0123456789ABCDEF AKIAABCDEFGHIJKLMNOP")
 	got := fmt.Sprint(r.Counts())
 	if got != "[{github-pat 2} {aws-access-key-id 1}]" {
@@ -431,7 +432,7 @@ func FuzzRedactLines(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"sk-ant-api03-abc"}}` + "\nnot json\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		r := redactor(t, stages.RedactOptions{})
+		r := redactor(t, redact.Options{})
 		out := run(t, stages.NewRedact(r), in)
 		il, ol := lines(bytes.ReplaceAll(in, []byte("\r\n"), []byte("\n"))), lines(out)
 		j := 0
@@ -494,11 +495,23 @@ func FuzzRedactForms(f *testing.F) {
 			return out
 		}
 		text := strings.ToValidUTF8(prefix, "") + e.Text
-		r := redactor(t, stages.RedactOptions{})
+		r := redactor(t, redact.Options{})
 		blocks := []genBlock{{"text", cut(text)}, {"thinking", cut(text)}, {"toolCall", cut(argsJSON(text))}}
 		if leak([]byte(r.RedactString(text)), e.Secret) != "" {
 			return // the prefix made it no secret (a word before a token), in every form alike
 		}
 		checkRedactedRun(t, r, blocks, e.Secret)
 	})
+}
+
+// An Authorization member's value is judged as the header's: Basic credentials are found
+// in it, in the finished JSON as in streamed tool-call arguments.
+func TestRedactAuthorizationMember(t *testing.T) {
+	r := redactor(t, redact.Options{})
+	in := `{"url":"https://api.example.com","headers":{"Authorization":"Basic ZGVwbG95OlMzY3JldC1wYXNzITc3","Accept":"Basic abcdefgh12"}}`
+	want := `{"url":"https://api.example.com","headers":{"Authorization":"Basic [REDACTED:basic-auth]","Accept":"Basic abcdefgh12"}}`
+	if got := string(r.RedactJSON([]byte(in))); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	checkRedactedRun(t, r, []genBlock{{kind: "text", chunks: []string{"ok"}}, {kind: "toolCall", chunks: chunk(in, nil)}}, "ZGVwbG95OlMzY3JldC1wYXNzITc3")
 }

@@ -1,4 +1,4 @@
-package stages
+package redact
 
 import (
 	"bufio"
@@ -42,9 +42,9 @@ func loadSecretCorpus(t testing.TB) []secretCase {
 	return out
 }
 
-func mustRedactor(t testing.TB, opts RedactOptions) *Redactor {
+func mustRedactor(t testing.TB, opts Options) *Redactor {
 	t.Helper()
-	r, err := NewRedactor(opts)
+	r, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func checkTextStream(t *testing.T, r *Redactor, c secretCase, cuts []int) {
 }
 
 func TestRedactStreamSplitsEverySecret(t *testing.T) {
-	r := mustRedactor(t, RedactOptions{})
+	r := mustRedactor(t, Options{})
 	for _, c := range loadSecretCorpus(t) {
 		n := len(c.Text)
 		for p := 0; p <= n; p++ {
@@ -126,7 +126,7 @@ func checkArgsStream(t *testing.T, r *Redactor, c secretCase, args string, cuts 
 		prev = cut
 	}
 	released = as.push(r, released, nil, true)
-	whole, _ := r.redactJSON([]byte(args))
+	whole, _ := r.RedactValue([]byte(args))
 	var got, want any
 	if err := json.Unmarshal(released, &got); err != nil {
 		t.Fatalf("%s cut at %v: released arguments are not JSON: %v\n%s", c.Rule, cuts, err, released)
@@ -140,7 +140,7 @@ func checkArgsStream(t *testing.T, r *Redactor, c secretCase, args string, cuts 
 }
 
 func TestRedactArgumentStreamSplitsEverySecret(t *testing.T) {
-	r := mustRedactor(t, RedactOptions{})
+	r := mustRedactor(t, Options{})
 	for _, c := range loadSecretCorpus(t) {
 		args := argsOf(c.Text)
 		for p := 0; p <= len(args); p++ {
@@ -157,7 +157,7 @@ func TestRedactArgumentStreamSplitsEverySecret(t *testing.T) {
 
 // Escapes split anywhere, surrogate pairs included, come out as they went in.
 func TestRedactArgumentStreamKeepsEscapes(t *testing.T) {
-	r := mustRedactor(t, RedactOptions{})
+	r := mustRedactor(t, Options{})
 	args := `{"a":"\u00e9\ud83d\ude00 \/ \"x\" \\ \n\t\u0041","b":[1,true,null,{"c":"\ud83d"}]}`
 	for p := 0; p <= len(args); p++ {
 		for q := p; q <= len(args); q++ {
@@ -184,7 +184,7 @@ func FuzzRedactStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, prefix []byte, which uint8, cuts []byte) {
 		c := corpus[int(which)%len(corpus)]
 		text := string(prefix) + c.Text
-		r := mustRedactor(t, RedactOptions{Literals: []RedactLiteral{{ID: "literal", Value: "hunter2-literal"}}})
+		r := mustRedactor(t, Options{Literals: []Literal{{ID: "literal", Value: "hunter2-literal"}}})
 		whole := r.RedactString(text)
 		var ts textStream
 		ts.reset(kindNone)

@@ -1,4 +1,4 @@
-package stages
+package redact
 
 import (
 	"bytes"
@@ -14,18 +14,18 @@ import (
 // Every matcher answers for one position of a text it may see only part of: a match, no
 // match, or "need more text". It answers match or no match only when no continuation of the
 // text could change the answer, which is what lets a stream of deltas be redacted exactly as
-// its whole text would be (see redact_scan.go). A match starts at a word start (or at the
+// its whole text would be (see scan.go). A match starts at a word start (or at the
 // first dash of a private-key header) and may look behind, into text already released, but
 // never further than lookBehind bytes.
 
-// RedactRule describes one built-in rule.
-type RedactRule struct {
+// Rule describes one built-in rule.
+type Rule struct {
 	ID          string
 	Description string
 }
 
 // Built-in rule indexes; the order is the priority at one position and the order of
-// RedactRules.
+// Rules.
 const (
 	ruleAnthropic = iota
 	ruleOpenRouter
@@ -62,7 +62,7 @@ const (
 	numBuiltinRules
 )
 
-var builtinRules = [numBuiltinRules]RedactRule{
+var builtinRules = [numBuiltinRules]Rule{
 	ruleAnthropic:         {"anthropic-api-key", "Anthropic API key (sk-ant-…)"},
 	ruleOpenRouter:        {"openrouter-api-key", "OpenRouter API key (sk-or-v1-…)"},
 	ruleOpenAI:            {"openai-api-key", "OpenAI API key (sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…)"},
@@ -97,8 +97,8 @@ var builtinRules = [numBuiltinRules]RedactRule{
 	ruleGeneric:           {"generic-secret", "Value assigned to a password, secret, token or api_key name (high entropy; any password of 8+ characters)"},
 }
 
-// RedactRules lists the built-in rules in priority order.
-func RedactRules() []RedactRule { return append([]RedactRule(nil), builtinRules[:]...) }
+// Rules lists the built-in rules in priority order.
+func Rules() []Rule { return append([]Rule(nil), builtinRules[:]...) }
 
 // charClass is a set of bytes.
 type charClass [256]bool

@@ -1,4 +1,4 @@
-package stages
+package redact
 
 import (
 	"io/fs"
@@ -27,7 +27,7 @@ func cleanCorpus(t *testing.T) map[string]string {
 			return nil
 		}
 		switch {
-		case strings.HasPrefix(name, "redact") && strings.HasSuffix(name, "_test.go"),
+		case strings.HasSuffix(name, "_test.go") && (strings.HasPrefix(name, "redact") || filepath.Base(filepath.Dir(path)) == "redact"),
 			path == filepath.Join("..", "testdata", "redact", "secrets.jsonl"),
 			strings.HasSuffix(name, ".gz"), strings.HasSuffix(name, ".test"):
 			return nil
@@ -54,7 +54,7 @@ func cleanCorpus(t *testing.T) map[string]string {
 }
 
 func TestRedactLeavesCleanTextAlone(t *testing.T) {
-	r := mustRedactor(t, RedactOptions{})
+	r := mustRedactor(t, Options{})
 	files := cleanCorpus(t)
 	for path, text := range files {
 		if got := r.RedactString(text); got != text {
@@ -93,7 +93,7 @@ func TestRedactGoSourcesFalsePositives(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		t.Skipf("no Go sources: %v", err)
 	}
-	r := mustRedactor(t, RedactOptions{})
+	r := mustRedactor(t, Options{})
 	size, hits := 0, 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -1,4 +1,10 @@
-package stages
+// Package redact is the redaction engine: the built-in rules, the user's patterns and
+// literals, the scanner that finds them in text (whole or arriving in pieces), and the
+// walkers that apply it to encoded JSON without re-encoding what they do not change. It
+// knows JSON and the stream's content blocks, not the stream: the stage over frames is
+// stages.Redact; the session file, the tools' outputs and text mode's answer use the
+// engine directly. It imports only codec.
+package redact
 
 import (
 	"bytes"
@@ -40,14 +46,14 @@ type literal struct {
 	rule  int
 }
 
-// RedactLiteral is a value to redact wherever it occurs, under its own rule id.
-type RedactLiteral struct {
+// Literal is a value to redact wherever it occurs, under its own rule id.
+type Literal struct {
 	ID    string
 	Value string
 }
 
-// RedactOptions chooses the rules of a Redactor.
-type RedactOptions struct {
+// Options chooses the rules of a Redactor.
+type Options struct {
 	// Rules names the built-in rules to use; nil means all of them.
 	Rules []string
 	// NoDefaultRules uses no built-in rule (Rules is then ignored).
@@ -55,10 +61,10 @@ type RedactOptions struct {
 	// Patterns are regular expressions (Go syntax), each its own rule pattern-1, pattern-2, ….
 	Patterns []string
 	// Literals are exact values.
-	Literals []RedactLiteral
+	Literals []Literal
 }
 
-// PatternError is a user pattern NewRedactor cannot use; the caller names the option it
+// PatternError is a user pattern New cannot use; the caller names the option it
 // came from.
 type PatternError struct {
 	Pattern string
@@ -71,8 +77,8 @@ func (e *PatternError) Unwrap() error { return e.Err }
 // MinLiteral is the shortest literal value accepted: shorter ones would redact ordinary text.
 const MinLiteral = 4
 
-// NewRedactor compiles the options.
-func NewRedactor(opts RedactOptions) (*Redactor, error) {
+// New compiles the options.
+func New(opts Options) (*Redactor, error) {
 	r := &Redactor{}
 	for i := range builtinRules {
 		r.ids = append(r.ids, builtinRules[i].ID)
@@ -573,6 +579,12 @@ func (r *Redactor) Stream() func(chunk []byte, end bool) []byte {
 		out = ts.pushText(r, out[:0], chunk, end)
 		return out
 	}
+}
+
+// RedactText appends the redaction of text to dst and reports whether anything changed.
+func (r *Redactor) RedactText(dst, text []byte) ([]byte, bool) {
+	out, _, changed := r.redactText(dst, text, kindNone, nil)
+	return out, changed
 }
 
 // RedactString returns s with its secrets replaced.

@@ -1,9 +1,8 @@
-package stages
+package redact
 
 import (
 	"bytes"
 	"hash/maphash"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/basecontext/base-context/codec"
@@ -13,91 +12,6 @@ import (
 // decoded, so that escapes cannot hide a secret, redacted, and re-encoded only when it
 // changed; every other byte stays as it was. Edits are collected with their offsets and
 // spliced once.
-
-// unescape decodes the escape at src[0] == '\\'. n is its length in src; ok is false when
-// src ends before the escape does (more may come), unless final says it cannot.
-func unescape(src []byte, final bool) (r rune, n int, ok bool) {
-	if len(src) < 2 {
-		return 0, 0, false
-	}
-	switch src[1] {
-	case 'b':
-		return '\b', 2, true
-	case 'f':
-		return '\f', 2, true
-	case 'n':
-		return '\n', 2, true
-	case 'r':
-		return '\r', 2, true
-	case 't':
-		return '\t', 2, true
-	case 'u':
-	default:
-		return rune(src[1]), 2, true // '"', '\\', '/' (and anything else, as it is)
-	}
-	h, ok := hex4(src[2:])
-	if !ok {
-		if len(src) < 6 {
-			return 0, 0, false
-		}
-		return utf8.RuneError, len(src), true
-	}
-	if !utf16.IsSurrogate(h) {
-		return h, 6, true
-	}
-	// A high surrogate takes the low one of the escape after it; alone it is U+FFFD.
-	if h < 0xDC00 {
-		if len(src) < 12 {
-			rest := src[6:]
-			if !final && bytes.HasPrefix([]byte(`\u`), rest[:min(len(rest), 2)]) {
-				return 0, 0, false
-			}
-		} else if src[6] == '\\' && src[7] == 'u' {
-			if l, ok := hex4(src[8:]); ok && l >= 0xDC00 && l < 0xE000 {
-				return utf16.DecodeRune(h, l), 12, true
-			}
-		}
-	}
-	return utf8.RuneError, 6, true
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
-}
-
-// appendUnescaped appends the decoded body of a complete JSON string.
-func appendUnescaped(dst, body []byte) []byte {
-	for len(body) > 0 {
-		k := bytes.IndexByte(body, '\\')
-		if k < 0 {
-			return append(dst, body...)
-		}
-		dst = append(dst, body[:k]...)
-		r, n, _ := unescape(body[k:], true)
-		if n == 0 {
-			return append(dst, body[k:]...)
-		}
-		dst = utf8.AppendRune(dst, r)
-		body = body[k+n:]
-	}
-	return dst
-}
 
 // opaqueMember tells the members whose strings are opaque provider payloads, not text:
 // redacting them would break the conversation (signatures) or an image, and they are never
@@ -112,15 +26,17 @@ func opaqueMember(key, obj []byte) bool {
 	return false
 }
 
-// memberHook lets a caller take over the value at vs of a member named key (raw): when it
+// MemberHook lets a caller take over the value at vs of a member named key (raw): when it
 // handled the value it returns handled and the value's end.
-type memberHook func(key []byte, vs int) (ve int, handled bool)
+type MemberHook func(key []byte, vs int) (ve int, handled bool)
 
-// elemHook is memberHook for the elements of an array, n counting from 0.
-type elemHook func(n, vs int) (ve int, handled bool)
+// ElemHook is MemberHook for the elements of an array, n counting from 0.
+type ElemHook func(n, vs int) (ve int, handled bool)
 
-// jsonRedactor walks encoded JSON and collects the edits that redact it.
-type jsonRedactor struct {
+// Walker walks encoded JSON and collects the edits that redact it. Its Object and Array let
+// a caller take over chosen values (the redaction stage does, for the blocks it streams);
+// everything else is redacted as the engine redacts any JSON.
+type Walker struct {
 	r     *Redactor
 	edits []codec.Edit
 	dec   []byte
@@ -179,37 +95,69 @@ func rulesOf(dst []int, spans []span) []int {
 	return dst
 }
 
-func (j *jsonRedactor) reset() { j.edits = j.edits[:0] }
+// NewWalker returns a walker for r that remembers the redaction of the last few long
+// strings it met, for the events that repeat them.
+func NewWalker(r *Redactor) *Walker { return &Walker{r: r, cache: newLongStrings()} }
+
+// Reset forgets the edits collected, for the next line.
+func (j *Walker) Reset() { j.edits = j.edits[:0] }
+
+// Edits are the edits collected since Reset, in the order of their offsets.
+func (j *Walker) Edits() []codec.Edit { return j.edits }
+
+// AddEdit records an edit a hook made itself.
+func (j *Walker) AddEdit(e codec.Edit) { j.edits = append(j.edits, e) }
+
+// Splice appends b with the edits collected applied to dst.
+func (j *Walker) Splice(dst, b []byte) []byte { return codec.Splice(dst, b, j.edits...) }
+
+// Value walks the value at i of b (valid JSON) and returns its end.
+func (j *Walker) Value(b []byte, i int) int { return j.value(b, i, kindNone) }
+
+// PartialText redacts the string at [start, end) of b as the text of a stream so far: the
+// tail that could still become part of a secret is left out, until a later version of the
+// text shows what it is.
+func (j *Walker) PartialText(b []byte, start, end int) {
+	text := j.Decoded(b, start, end)
+	var st scanState
+	var cut int
+	j.spans, cut = j.r.scan(text, 0, false, &st, j.spans[:0])
+	if cut == len(text) && len(j.spans) == 0 {
+		return
+	}
+	j.text = j.r.render(j.text[:0], text, 0, cut, j.spans)
+	j.Replace(start, end, j.text)
+}
 
 // value walks the value at i of b (valid JSON); kind is the kind of its member's name.
-func (j *jsonRedactor) value(b []byte, i int, kind int) int {
+func (j *Walker) value(b []byte, i int, kind int) int {
 	switch b[i] {
 	case '"':
 		end := codec.SkipString(b, i+1)
 		j.str(b, i, end, kind)
 		return end
 	case '{':
-		return j.object(b, i, nil)
+		return j.Object(b, i, nil)
 	case '[':
-		return j.array(b, i, nil)
+		return j.Array(b, i, nil)
 	}
 	return codec.SkipValue(b, i)
 }
 
-// decoded returns the decoded body of the string at [start, end), aliasing b when it has
+// Decoded returns the decoded body of the string at [start, end), aliasing b when it has
 // no escapes.
-func (j *jsonRedactor) decoded(b []byte, start, end int) []byte {
+func (j *Walker) Decoded(b []byte, start, end int) []byte {
 	body := b[start+1 : end-1]
 	if bytes.IndexByte(body, '\\') < 0 {
 		return body
 	}
-	j.dec = appendUnescaped(j.dec[:0], body)
+	j.dec = codec.AppendUnescaped(j.dec[:0], body)
 	return j.dec
 }
 
 // str redacts the string at [start, end).
-func (j *jsonRedactor) str(b []byte, start, end int, kind int) {
-	s := j.decoded(b, start, end)
+func (j *Walker) str(b []byte, start, end int, kind int) {
+	s := j.Decoded(b, start, end)
 	var hash uint64
 	if j.cache != nil && len(s) >= minCached {
 		hash = maphash.Bytes(j.cache.seed, s)
@@ -218,7 +166,7 @@ func (j *jsonRedactor) str(b []byte, start, end int, kind int) {
 				j.r.counts[rule].Add(1)
 			}
 			if e.changed {
-				j.replace(start, end, e.out)
+				j.Replace(start, end, e.out)
 			}
 			return
 		}
@@ -230,18 +178,18 @@ func (j *jsonRedactor) str(b []byte, start, end int, kind int) {
 		j.cache.put(hash, len(s), kind, changed, j.text, rulesOf(rules[:0], j.spans))
 	}
 	if changed {
-		j.replace(start, end, j.text)
+		j.Replace(start, end, j.text)
 	}
 }
 
-// replace edits [start, end) to the JSON string of text.
-func (j *jsonRedactor) replace(start, end int, text []byte) {
+// Replace edits [start, end) to the JSON string of text.
+func (j *Walker) Replace(start, end int, text []byte) {
 	j.edits = append(j.edits, codec.Edit{Start: start, End: end,
 		Text: codec.AppendString(make([]byte, 0, len(text)+16), codec.UnsafeString(text))})
 }
 
-// object walks the object at i; hook, when not nil, may take over members' values.
-func (j *jsonRedactor) object(b []byte, i int, hook memberHook) int {
+// Object walks the object at i and returns its end; hook, when not nil, may take over members' values.
+func (j *Walker) Object(b []byte, i int, hook MemberHook) int {
 	objStart := i
 	i = codec.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
@@ -249,7 +197,7 @@ func (j *jsonRedactor) object(b []byte, i int, hook memberHook) int {
 	}
 	for i < len(b) && b[i] == '"' {
 		keyEnd := codec.SkipString(b, i+1)
-		key := j.decoded(b, i, keyEnd)
+		key := j.Decoded(b, i, keyEnd)
 		vs := codec.SkipSpace(b, codec.SkipSpace(b, keyEnd)+1)
 		kind := kindNone
 		if b[vs] == '"' {
@@ -271,42 +219,47 @@ func (j *jsonRedactor) object(b []byte, i int, hook memberHook) int {
 		if !handled {
 			ve = j.value(b, vs, kind)
 		}
-		i = codec.SkipSpace(b, ve)
-		if i >= len(b) || b[i] != ',' {
+		var more bool
+		if i, more = nextItem(b, ve); !more {
 			break
 		}
-		i = codec.SkipSpace(b, i+1)
 	}
 	return codec.SkipSpace(b, i) + 1
 }
 
-// array walks the array at i; hook, when not nil, may take over elements (key is nil).
-func (j *jsonRedactor) array(b []byte, i int, hook elemHook) int {
+// nextItem returns where the container's next member or element starts after a value that
+// ends at ve, or where the container closes and false.
+func nextItem(b []byte, ve int) (int, bool) {
+	i := codec.SkipSpace(b, ve)
+	if i >= len(b) || b[i] != ',' {
+		return i, false
+	}
+	return codec.SkipSpace(b, i+1), true
+}
+
+// Array walks the array at i and returns its end; hook, when not nil, may take over elements (key is nil).
+func (j *Walker) Array(b []byte, i int, hook ElemHook) int {
 	i = codec.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		return i + 1
 	}
-	for n := 0; i < len(b); n++ {
-		var ve int
-		handled := false
+	for n, more := 0, true; more && i < len(b); n++ {
+		ve, handled := 0, false
 		if hook != nil {
 			ve, handled = hook(n, i)
 		}
 		if !handled {
 			ve = j.value(b, i, kindNone)
 		}
-		i = codec.SkipSpace(b, ve)
-		if i >= len(b) || b[i] != ',' {
-			break
-		}
-		i = codec.SkipSpace(b, i+1)
+		i, more = nextItem(b, ve)
 	}
 	return codec.SkipSpace(b, i) + 1
 }
 
-// redactJSON returns the redaction of one encoded value (valid JSON) and whether it changed.
-func (r *Redactor) redactJSON(raw []byte) ([]byte, bool) {
-	j := jsonRedactor{r: r}
+// RedactValue returns the redaction of one encoded value (valid JSON) and whether it
+// changed.
+func (r *Redactor) RedactValue(raw []byte) ([]byte, bool) {
+	j := Walker{r: r}
 	j.value(raw, codec.SkipSpace(raw, 0), kindNone)
 	if len(j.edits) == 0 {
 		return raw, false
@@ -320,13 +273,13 @@ func (r *Redactor) RedactJSON(raw []byte) []byte {
 	if !codec.Valid(raw) {
 		return raw
 	}
-	out, _ := r.redactJSON(raw)
+	out, _ := r.RedactValue(raw)
 	return out
 }
 
 // RedactMessage returns m with its secrets replaced: m itself when it has none.
 func (r *Redactor) RedactMessage(m codec.Message) (codec.Message, error) {
-	out, changed := r.redactJSON(m.AppendJSON(nil))
+	out, changed := r.RedactValue(m.AppendJSON(nil))
 	if !changed {
 		return m, nil
 	}
@@ -448,7 +401,7 @@ func (a *argsStream) pushString(r *Redactor, dst []byte, end bool) []byte {
 		}
 		a.dec = append(a.dec, a.raw[k:k+e]...)
 		k += e
-		rn, n, ok := unescape(a.raw[k:], end)
+		rn, n, ok := codec.Unescape(a.raw[k:], end)
 		if !ok {
 			break
 		}
