@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// bashMessage records a command the user ran as the bashExecution message of events.md.
+// bashMessage records a command the user ran as the bashExecution message (docs/stream.md).
 func bashMessage(command string, res tools.Result, cancelled bool) *codec.BashExecutionMessage {
 	var text string
 	for _, c := range res.Content {
