@@ -26,7 +26,9 @@ package provider
 // Stop reasons: end_turn, stop_sequence → stop; max_tokens, model_context_window_exceeded
 // → length; tool_use → toolUse; pause_turn → stop (a paused server-tool turn: we use no
 // server tools, and what arrived is kept and can be continued with a new prompt); refusal →
-// error "refusal: …" (not retried: the content so far is kept, but the answer was withheld,
+// error "refusal: …" with the provider's stop_details (its explanation and category, e.g.
+// "refusal: cyber: This request triggered restrictions…"; a generic text only when it sent
+// none), not retried: the content so far is kept, but the answer was withheld,
 // so the run must not look successful); any other reason the API adds later → stop.
 //
 // Caching: the system prompt, the last tool and the last user message carry
@@ -363,6 +365,9 @@ type anthropicStream struct {
 
 	usage      codec.Usage
 	stopReason string // the API's, "" until message_delta says
+	// refusalCategory and refusalExplanation: the stop_details of a refusal, as the API
+	// gave them ("" when it gave none).
+	refusalCategory, refusalExplanation string
 }
 
 // anthropicBlock is an open content block: thinking signatures arrive in pieces, and a
@@ -444,6 +449,9 @@ func (s *anthropicStream) handle(ev anthropic.MessageStreamEventUnion) {
 		if r := string(ev.Delta.StopReason); r != "" {
 			s.stopReason = r
 		}
+		if d := ev.Delta.StopDetails; ev.Delta.JSON.StopDetails.Valid() {
+			s.refusalCategory, s.refusalExplanation = string(d.Category), d.Explanation
+		}
 	}
 	// message_stop ends the stream; unknown events are ignored, as the API asks.
 }
@@ -494,7 +502,14 @@ func (s *anthropicStream) finish(prices Prices) error {
 		stop = codec.StopReasonToolUse
 	case "refusal":
 		s.emit(Event{Kind: Metadata, Usage: usage, HasUsage: true})
-		return StreamError("refusal", "the model declined to answer")
+		msg := s.refusalExplanation
+		if msg == "" {
+			msg = "the model declined to answer"
+		}
+		if s.refusalCategory != "" {
+			msg = s.refusalCategory + ": " + msg
+		}
+		return StreamError("refusal", msg)
 	default: // end_turn, stop_sequence, pause_turn and reasons added later
 		stop = codec.StopReasonStop
 	}

@@ -5,7 +5,13 @@ package provider
 // OpenRouter, Groq, DeepSeek...). Those servers differ in small ways, so the stream is read
 // leniently: reasoning arrives as `reasoning_content`, `reasoning` or `reasoning_text`
 // deltas; usage may be missing; a tool call's id and name may come only in its first
-// fragment, or in every one; a call may have no id at all.
+// fragment, or in every one; a call may have no id at all. Mistral's reasoning models send
+// `delta.content` as an array of typed parts ({"type":"thinking","thinking":[{"type":"text",
+// "text":…}]}, {"type":"text","text":…}): they become thinking and text, and a part of a
+// type we do not know is skipped with a warning. Usage comes in two conventions, told apart
+// by the numbers (see completionsUsage). Usage sent in an error chunk (OpenRouter) is kept
+// on the failed message. A stream that ends without usage keeps its answer but warns that
+// the usage is missing.
 //
 // Thinking levels (--thinking) map to the request like this, and only for models marked
 // `reasoning`; other models get no reasoning field at all:
@@ -65,6 +71,7 @@ var completionsEfforts = map[string]shared.ReasoningEffort{
 
 type completionsProvider struct {
 	svc openai.ChatCompletionService
+	ep  Endpoint
 	// official: the endpoint is OpenAI's own API, which takes fields other servers may
 	// reject (store).
 	official bool
@@ -80,7 +87,7 @@ func NewOpenAICompletions(ep Endpoint) Provider {
 		u, err := url.Parse(ep.BaseURL)
 		official = err == nil && u.Hostname() == "api.openai.com"
 	}
-	return &completionsProvider{svc: openai.NewChatCompletionService(openaiOptions(ep)...), official: official}
+	return &completionsProvider{svc: openai.NewChatCompletionService(openaiOptions(ep)...), ep: ep, official: official}
 }
 
 // openaiOptions are the SDK options of both OpenAI APIs. The services are built without the
@@ -114,7 +121,7 @@ func (p *completionsProvider) Stream(ctx context.Context, req Request, emit func
 	var res *http.Response
 	stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&res))
 	defer stream.Close()
-	st := completionsState{emit: emit, byIndex: map[int64]*completionsCall{}, open: -1}
+	st := completionsState{emit: emit, warn: p.ep.warn, byIndex: map[int64]*completionsCall{}, open: -1}
 	for stream.Next() {
 		st.chunk(stream.Current())
 	}
@@ -122,9 +129,30 @@ func (p *completionsProvider) Stream(ctx context.Context, req Request, emit func
 		return ctx.Err()
 	}
 	if err := stream.Err(); err != nil {
+		st.failed(err, req)
 		return completionsFailure(err, res)
 	}
 	return st.end(req)
+}
+
+// failed closes the open text or thinking block of a failed response, so that its
+// signature is set as on success, and keeps the usage an error chunk carries (OpenRouter
+// reports what the failed attempt cost).
+func (s *completionsState) failed(err error, req Request) {
+	s.closeOpen()
+	var streamErr *ssestream.StreamError
+	if !errors.As(err, &streamErr) {
+		return
+	}
+	var ev struct {
+		Usage *openai.CompletionUsage `json:"usage"`
+	}
+	if json.Unmarshal(streamErr.Event.Data, &ev) != nil || ev.Usage == nil || !ev.Usage.JSON.PromptTokens.Valid() {
+		return
+	}
+	u := completionsUsage(*ev.Usage)
+	u.Cost = CostOf(u, req.Model.Cost)
+	s.emit(Event{Kind: Metadata, Usage: u, HasUsage: true})
 }
 
 // completionsFailure turns the SDK's error into ours: a failing HTTP status, an error
@@ -196,6 +224,7 @@ func completionsStreamError(data []byte) *Error {
 // of parallel calls may interleave.
 type completionsState struct {
 	emit func(Event)
+	warn func(format string, args ...any)
 	next int // the next block number
 
 	open     int    // the open text or thinking block, -1 when none
@@ -209,6 +238,8 @@ type completionsState struct {
 	usage      codec.Usage
 	hasUsage   bool
 	finish     string
+	// skipped: the content part types already warned about in this response.
+	skipped map[string]bool
 }
 
 // completionsCall is one tool call of the response. Its block starts once its name is
@@ -244,7 +275,11 @@ func (s *completionsState) chunk(c openai.ChatCompletionChunk) {
 				}
 			}
 		}
-		s.part("text", "", d.Content)
+		if raw := d.JSON.Content.Raw(); !d.JSON.Content.Valid() && strings.HasPrefix(raw, "[") {
+			s.contentParts(raw)
+		} else {
+			s.part("text", "", d.Content)
+		}
 		s.part("text", "", d.Refusal)
 		for _, tc := range d.ToolCalls {
 			s.toolFragment(tc)
@@ -253,6 +288,60 @@ func (s *completionsState) chunk(c openai.ChatCompletionChunk) {
 			s.finish = ch.FinishReason
 		}
 	}
+}
+
+// completionsPart is one typed part of a content array: {"type":"text","text":…} or
+// {"type":"thinking","thinking":[{"type":"text","text":…}]} (Mistral's reasoning models).
+type completionsPart struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Thinking json.RawMessage `json:"thinking"`
+}
+
+// contentParts reads delta.content sent as an array of typed parts. A part of a type we do
+// not know is skipped (never pasted into the answer as JSON), with one warning per type and
+// response.
+func (s *completionsState) contentParts(raw string) {
+	var parts []completionsPart
+	if err := json.Unmarshal([]byte(raw), &parts); err != nil {
+		s.skip("content array that is not a list of parts")
+		return
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			s.part("text", "", p.Text)
+		case "thinking":
+			// The thinking is a list of text parts, or (leniently) a plain string.
+			var text string
+			if json.Unmarshal(p.Thinking, &text) == nil {
+				s.part("thinking", "", text)
+				continue
+			}
+			var inner []completionsPart
+			json.Unmarshal(p.Thinking, &inner)
+			for _, in := range inner {
+				if in.Type == "text" {
+					s.part("thinking", "", in.Text)
+				} else {
+					s.skip("thinking part of type " + strconv.Quote(in.Type))
+				}
+			}
+		default:
+			s.skip("content part of type " + strconv.Quote(p.Type))
+		}
+	}
+}
+
+func (s *completionsState) skip(what string) {
+	if s.skipped[what] {
+		return
+	}
+	if s.skipped == nil {
+		s.skipped = map[string]bool{}
+	}
+	s.skipped[what] = true
+	s.warn("response %s: skipped a %s, which base-context does not read", s.responseID, what)
 }
 
 // part adds text or thinking, opening a block of that kind when another kind is open.
@@ -351,13 +440,25 @@ func (s *completionsState) end(req Request) error {
 	if s.hasUsage {
 		done.Usage, done.HasUsage = s.usage, true
 		done.Usage.Cost = CostOf(s.usage, req.Model.Cost)
+	} else {
+		// We always ask for usage (stream_options.include_usage): without it the stream
+		// ended after its finish reason, before the usage chunk (and usually before
+		// [DONE]). The answer is whole; its zeros are not real counts.
+		s.warn("response %s of %s ended without usage (the stream stopped after its finish reason, before the usage chunk): its tokens and cost are unknown and counted as 0",
+			s.responseID, req.Model.ID)
 	}
 	s.emit(done)
 	return nil
 }
 
-// completionsUsage maps usage: prompt_tokens counts cached and cache-written tokens too, so
-// input is what remains. DeepSeek reports its cache hits in a field of its own.
+// completionsUsage maps usage. OpenAI's prompt_tokens counts cached and cache-written tokens
+// too (total_tokens = prompt + completion), so input is what remains; some compatible
+// servers count them apart (total_tokens = prompt + completion + cached + written), and then
+// input is prompt_tokens itself. The numbers tell the conventions apart: total_tokens when
+// the server sends one, else cached tokens that do not fit in prompt_tokens. Input is never
+// made negative, nor zero by subtracting tokens prompt_tokens did not count, and totalTokens
+// is the server's own total when it sends one. DeepSeek reports its cache hits in a field of
+// its own.
 func completionsUsage(u openai.CompletionUsage) codec.Usage {
 	cached := u.PromptTokensDetails.CachedTokens
 	if hit, ok := u.JSON.ExtraFields["prompt_cache_hit_tokens"]; ok && cached == 0 {
@@ -365,13 +466,23 @@ func completionsUsage(u openai.CompletionUsage) codec.Usage {
 		cached = n
 	}
 	write := u.PromptTokensDetails.CacheWriteTokens
-	out := codec.Usage{
-		Input:      max(u.PromptTokens-cached-write, 0),
-		Output:     u.CompletionTokens,
-		CacheRead:  cached,
-		CacheWrite: write,
+	prompt, completion, total := u.PromptTokens, u.CompletionTokens, u.TotalTokens
+	apart := false // prompt_tokens leaves the cache's tokens out
+	switch {
+	case total > 0 && total == prompt+completion:
+	case total > 0 && cached+write > 0 && total == prompt+completion+cached+write:
+		apart = true
+	default:
+		apart = cached+write > 0 && cached+write >= prompt
+	}
+	out := codec.Usage{Input: prompt, Output: completion, CacheRead: cached, CacheWrite: write}
+	if !apart {
+		out.Input = max(prompt-cached-write, 0)
 	}
 	out.TotalTokens = out.Input + out.Output + out.CacheRead + out.CacheWrite
+	if total > 0 {
+		out.TotalTokens = total
+	}
 	return out
 }
 

@@ -489,11 +489,11 @@ func TestCompletionsCompatibleServers(t *testing.T) {
 			`meta(gen-1) start#0(text) delta*1(hi) error(content_filter: the response was stopped by the provider's content filter final)`},
 		{"error chunk with a numeric code (OpenRouter)", completionsSSE(delta(`{"content":"hi"}`),
 			`{`+id+`,"error":{"code":502,"message":"Provider returned error"},"choices":[{"index":0,"delta":{},"finish_reason":"error"}]}`),
-			`meta(gen-1) start#0(text) delta*1(hi) error(502: Provider returned error final)`},
+			`meta(gen-1) start#0(text) delta*1(hi) end#0 error(502: Provider returned error final)`},
 		{"error chunk with a string", completionsSSE(`{"error":"upstream timeout"}`),
 			`error(upstream timeout retryable)`},
 		{"a chunk that is not JSON", completionsSSE(delta(`{"content":"hi"}`), `{oops`),
-			`meta(gen-1) start#0(text) delta*1(hi) error(the response stream held a chunk that is not a chat completion chunk`},
+			`meta(gen-1) start#0(text) delta*1(hi) end#0 error(the response stream held a chunk that is not a chat completion chunk`},
 		{"refusal", completionsSSE(delta(`{"refusal":"I can't."}`), finish("stop"), "[DONE]"),
 			`meta(gen-1) start#0(text) delta*1(I can't.) end#0 done(stop)`},
 	} {
@@ -692,11 +692,11 @@ func completionsAssemble(o completionsOutcome) *codec.AssistantMessage {
 	for _, b := range o.Blocks {
 		switch b.Kind {
 		case "text":
-			m.Content = append(m.Content, &codec.TextContent{Text: b.Text})
+			m.Content = append(m.Content, &codec.TextContent{Text: b.Text, TextSignature: b.Sig})
 		case "thinking":
 			m.Content = append(m.Content, &codec.ThinkingContent{Thinking: b.Text, ThinkingSignature: b.Sig})
 		case "toolCall":
-			m.Content = append(m.Content, &codec.ToolCall{ID: b.ID, Name: b.Name, Arguments: json.RawMessage(b.Text)})
+			m.Content = append(m.Content, &codec.ToolCall{ID: b.ID, Name: b.Name, Arguments: json.RawMessage(b.Text), ThoughtSignature: b.Sig})
 		}
 	}
 	return m
@@ -831,4 +831,86 @@ func FuzzCompletionsStream(f *testing.F) {
 		evs, err := playEvents(context.Background(), raw.provider(provider.Endpoint{}), completionsRequest())
 		completionsCollect(t, evs, err)
 	})
+}
+
+// completionsQuirk plays a raw stream and returns the rendered events (with the usage of
+// metadata events, which a failed response keeps), the error and the warnings.
+func completionsQuirk(t *testing.T, body string) (string, []string) {
+	t.Helper()
+	var warnings []string
+	raw := &completionsRaw{body: body}
+	p := raw.provider(provider.Endpoint{Warn: func(msg string) { warnings = append(warnings, msg) }})
+	evs, err := playEvents(context.Background(), p, completionsRequest())
+	completionsCollect(t, evs, err)
+	got := completionsSummary(evs)
+	for _, e := range evs {
+		if e.Kind == provider.Metadata && e.HasUsage {
+			u := e.Usage
+			got += fmt.Sprintf(" usage(%d/%d/%d/%d=%d cost=%.5f)", u.Input, u.Output, u.CacheRead, u.CacheWrite, u.TotalTokens, u.Cost.Total)
+		}
+	}
+	if err != nil {
+		got += " error(" + err.Error() + ")"
+	}
+	return got, warnings
+}
+
+// The quirks of compatible servers on real traffic (issue 17): content arrays, the usage
+// conventions, usage in error chunks, signatures of failed responses, usage that never came.
+func TestCompletionsQuirks(t *testing.T) {
+	const id = `"id":"q-1","object":"chat.completion.chunk","created":1,"model":"m"`
+	delta := func(d string) string {
+		return `{` + id + `,"choices":[{"index":0,"delta":` + d + `,"finish_reason":null}]}`
+	}
+	finish := func(r, usage string) string {
+		if usage != "" {
+			usage = `,"usage":` + usage
+		}
+		return `{` + id + `,"choices":[{"index":0,"delta":{},"finish_reason":"` + r + `"}]` + usage + `}`
+	}
+	for _, tc := range []struct {
+		name, body, want, warning string
+	}{
+		{"content array of thinking and text parts (Mistral)", completionsSSE(
+			delta(`{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Two and"}]}]}`),
+			delta(`{"content":[{"type":"thinking","thinking":[{"type":"text","text":" two."}]}]}`),
+			delta(`{"content":[{"type":"text","text":"4"}]}`), delta(`{"content":"."}`),
+			finish("stop", `{"prompt_tokens":10,"completion_tokens":46,"total_tokens":56}`)),
+			`meta(q-1) start#0(thinking) delta*2(Two and two.) end#0 start#1(text) delta*2(4.) end#1 done(stop 10/46/0/0=56 cost=0.00039)`, ""},
+		{"unknown content part skipped with a warning", completionsSSE(
+			delta(`{"content":[{"type":"reference","reference_ids":[1]},{"type":"text","text":"Hi"}]}`),
+			delta(`{"content":[{"type":"reference","reference_ids":[2]}]}`),
+			finish("stop", `{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}`)),
+			`meta(q-1) start#0(text) delta*1(Hi) end#0 done(stop 1/1/0/0=2 cost=0.00001)`,
+			`response q-1: skipped a content part of type "reference", which base-context does not read`},
+		{"prompt_tokens without the cached tokens, told by total_tokens", completionsSSE(delta(`{"content":"hi"}`),
+			finish("stop", `{"prompt_tokens":200,"completion_tokens":50,"total_tokens":1050,"prompt_tokens_details":{"cached_tokens":800}}`)),
+			`meta(q-1) start#0(text) delta*1(hi) end#0 done(stop 200/50/800/0=1050 cost=0.00120)`, ""},
+		{"prompt_tokens without the cached tokens, no total: never zero by subtraction", completionsSSE(delta(`{"content":"hi"}`),
+			finish("stop", `{"prompt_tokens":200,"completion_tokens":50,"prompt_tokens_details":{"cached_tokens":800}}`)),
+			`meta(q-1) start#0(text) delta*1(hi) end#0 done(stop 200/50/800/0=1050 cost=0.00120)`, ""},
+		{"prompt_tokens with the cached tokens (OpenAI), total kept", completionsSSE(delta(`{"content":"hi"}`),
+			finish("stop", `{"prompt_tokens":1000,"completion_tokens":50,"total_tokens":1050,"prompt_tokens_details":{"cached_tokens":800}}`)),
+			`meta(q-1) start#0(text) delta*1(hi) end#0 done(stop 200/50/800/0=1050 cost=0.00120)`, ""},
+		{"usage in an error chunk kept on the failed message (OpenRouter)", completionsSSE(delta(`{"content":"hi"}`),
+			`{`+id+`,"error":{"code":502,"message":"Provider returned error"},"choices":[{"index":0,"delta":{},"finish_reason":"error"}],`+
+				`"usage":{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110}}`),
+			`meta(q-1) start#0(text) delta*1(hi) end#0 meta() usage(100/10/0/0=110 cost=0.00028) error(502: Provider returned error)`, ""},
+		{"a thinking block of a failed response keeps its signature", completionsSSE(delta(`{"reasoning_content":"Hmm"}`),
+			`{"error":{"message":"upstream timeout"}}`),
+			`meta(q-1) start#0(thinking) delta*1(Hmm) end#0(reasoning_content) error(upstream timeout)`, ""},
+		{"finish, then the end before the usage chunk and [DONE]", completionsSSE(delta(`{"content":"whole answer"}`), finish("stop", "")),
+			`meta(q-1) start#0(text) delta*1(whole answer) end#0 done(stop)`,
+			`response q-1 of mock-gpt ended without usage (the stream stopped after its finish reason, before the usage chunk): its tokens and cost are unknown and counted as 0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, warnings := completionsQuirk(t, tc.body)
+			if got != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+			if strings.Join(warnings, "\n") != tc.warning {
+				t.Errorf("warnings %q, want %q", warnings, tc.warning)
+			}
+		})
+	}
 }
