@@ -22,8 +22,8 @@ type ProviderConfig struct {
 	// KeyFallbacks are other variables read, in order, when APIKey names one that is not
 	// set (Google's GOOGLE_API_KEY after GEMINI_API_KEY).
 	KeyFallbacks []string
-	Headers map[string]string
-	Models  []Model
+	Headers      map[string]string
+	Models       []Model
 	// BuiltIn: from the catalog (possibly extended by models.json).
 	BuiltIn bool
 }
