@@ -115,7 +115,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, emit func(E
 	params, opts := anthropicParams(req)
 	stream := p.client.Messages.NewStreaming(ctx, params, opts...)
 	defer stream.Close()
-	st := anthropicStream{emit: emit, blocks: map[int64]*anthropicBlock{}}
+	st := anthropicStream{emit: emit, blocks: map[int64]*anthropicBlock{}, prices: req.Model.Cost}
 	for stream.Next() {
 		st.handle(stream.Current())
 	}
@@ -360,6 +360,7 @@ func anthropicToolID(id string) string {
 // anthropicStream maps the SSE events of one response to provider events.
 type anthropicStream struct {
 	emit    func(Event)
+	prices  Prices
 	started bool // an event arrived: a failure from now on cut the stream off
 	blocks  map[int64]*anthropicBlock
 
@@ -387,7 +388,10 @@ func (s *anthropicStream) handle(ev anthropic.MessageStreamEventUnion) {
 	case "message_start":
 		s.mergeUsage(ev.Message.Usage.InputTokens, ev.Message.Usage.OutputTokens,
 			ev.Message.Usage.CacheReadInputTokens, ev.Message.Usage.CacheCreationInputTokens, true, true, true, true)
-		s.emit(Event{Kind: Metadata, ResponseID: ev.Message.ID, Usage: s.usage, HasUsage: true})
+		// With its cost: a response that fails from here on keeps this usage.
+		u := s.usage
+		u.Cost = CostOf(u, s.prices)
+		s.emit(Event{Kind: Metadata, ResponseID: ev.Message.ID, Usage: u, HasUsage: true})
 	case "content_block_start":
 		cb := ev.ContentBlock
 		b := &anthropicBlock{}

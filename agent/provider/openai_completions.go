@@ -452,13 +452,14 @@ func (s *completionsState) end(req Request) error {
 }
 
 // completionsUsage maps usage. OpenAI's prompt_tokens counts cached and cache-written tokens
-// too (total_tokens = prompt + completion), so input is what remains; some compatible
-// servers count them apart (total_tokens = prompt + completion + cached + written), and then
-// input is prompt_tokens itself. The numbers tell the conventions apart: total_tokens when
-// the server sends one, else cached tokens that do not fit in prompt_tokens. Input is never
-// made negative, nor zero by subtracting tokens prompt_tokens did not count, and totalTokens
-// is the server's own total when it sends one. DeepSeek reports its cache hits in a field of
-// its own.
+// too, and completion_tokens the reasoning tokens (total_tokens = prompt + completion); some
+// compatible servers count the cache's tokens apart (total = prompt + completion + cached +
+// written: input is prompt_tokens itself), others the reasoning tokens (xAI: total = prompt
+// + completion + reasoning: output adds them). The numbers tell the conventions apart:
+// total_tokens when the server sends one, else cached tokens that do not fit in
+// prompt_tokens. Input is never negative, nor zero by subtracting tokens prompt_tokens did
+// not count, and totalTokens is the server's own total when it sends one. DeepSeek reports
+// its cache hits in a field of its own.
 func completionsUsage(u openai.CompletionUsage) codec.Usage {
 	cached := u.PromptTokensDetails.CachedTokens
 	if hit, ok := u.JSON.ExtraFields["prompt_cache_hit_tokens"]; ok && cached == 0 {
@@ -466,18 +467,29 @@ func completionsUsage(u openai.CompletionUsage) codec.Usage {
 		cached = n
 	}
 	write := u.PromptTokensDetails.CacheWriteTokens
+	reasoning := u.CompletionTokensDetails.ReasoningTokens
 	prompt, completion, total := u.PromptTokens, u.CompletionTokens, u.TotalTokens
-	apart := false // prompt_tokens leaves the cache's tokens out
-	switch {
-	case total > 0 && total == prompt+completion:
-	case total > 0 && cached+write > 0 && total == prompt+completion+cached+write:
-		apart = true
-	default:
-		apart = cached+write > 0 && cached+write >= prompt
+	cache := cached + write
+	var cacheApart, reasoningApart bool
+	switch extra := total - prompt - completion; {
+	case total <= 0:
+		cacheApart = cache > 0 && cache >= prompt
+	case extra == 0:
+	case cache > 0 && extra == cache:
+		cacheApart = true
+	case reasoning > 0 && extra == reasoning:
+		reasoningApart = true
+	case cache > 0 && reasoning > 0 && extra == cache+reasoning:
+		cacheApart, reasoningApart = true, true
+	default: // a total of another convention: trust prompt_tokens as far as it goes
+		cacheApart = cache > 0 && cache >= prompt
 	}
 	out := codec.Usage{Input: prompt, Output: completion, CacheRead: cached, CacheWrite: write}
-	if !apart {
-		out.Input = max(prompt-cached-write, 0)
+	if !cacheApart {
+		out.Input = max(prompt-cache, 0)
+	}
+	if reasoningApart {
+		out.Output += reasoning
 	}
 	out.TotalTokens = out.Input + out.Output + out.CacheRead + out.CacheWrite
 	if total > 0 {
