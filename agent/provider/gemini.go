@@ -18,7 +18,7 @@ package provider
 // Thinking levels (--thinking, only for models marked reasoning): Gemini 3 models take a
 // thinkingLevel (minimal → MINIMAL, or LOW on Pro models, which have no minimal; low → LOW;
 // medium → MEDIUM; high and xhigh → HIGH), earlier models a thinkingBudget (1024, 4096, 8192,
-// 16384, 32768 tokens); both with includeThoughts so that the thinking is shown. off sends
+// 16384, 32768 tokens; at most 24576 on Flash models, and below the model's maximum output); both with includeThoughts so that the thinking is shown. off sends
 // no thinking config: the model's default, its thoughts not shown.
 //
 // Usage: input is promptTokenCount (plus toolUsePromptTokenCount) less the cached tokens,
@@ -431,6 +431,9 @@ var (
 	gemini3 = regexp.MustCompile(`^gemini-([3-9]|\d\d)`)
 )
 
+// geminiFlashMaxBudget is the largest thinkingBudget the 2.5 Flash models take.
+const geminiFlashMaxBudget = 24576
+
 // geminiThinking is the thinking config of a level, nil for none.
 func geminiThinking(m Model, level string) *genai.ThinkingConfig {
 	if !m.Reasoning {
@@ -450,6 +453,9 @@ func geminiThinking(m Model, level string) *genai.ThinkingConfig {
 	b, ok := geminiBudgets[level]
 	if !ok {
 		return nil
+	}
+	if strings.Contains(id, "flash") {
+		b = min(b, geminiFlashMaxBudget) // Flash models reject larger budgets
 	}
 	if m.MaxTokens > 0 {
 		b = min(b, int32(min(m.MaxTokens, 1<<30)))

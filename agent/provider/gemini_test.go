@@ -196,6 +196,8 @@ func TestGeminiRequest(t *testing.T) {
 		{"gemini-3-flash-preview", "minimal", true, `{"includeThoughts":true,"thinkingLevel":"MINIMAL"}`},
 		{"gemini-3-flash-preview", "xhigh", true, `{"includeThoughts":true,"thinkingLevel":"HIGH"}`},
 		{"gemini-2.5-pro", "medium", true, `{"includeThoughts":true,"thinkingBudget":8192}`},
+		{"gemini-2.5-pro", "xhigh", true, `{"includeThoughts":true,"thinkingBudget":32768}`},
+		{"gemini-2.5-flash", "xhigh", true, `{"includeThoughts":true,"thinkingBudget":24576}`},
 		{"gemini-2.5-flash", "off", true, `null`},
 		{"gemini-2.0-flash", "high", false, `null`},
 	} {
