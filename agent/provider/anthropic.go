@@ -41,7 +41,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"syscall"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -556,17 +555,7 @@ func anthropicError(ctx context.Context, err error, started bool) error {
 		return StreamError(ev.Error.Type, ev.Error.Message)
 	}
 	if started {
-		switch {
-		case errors.Is(err, syscall.ECONNRESET):
-			return CutOff(syscall.ECONNRESET)
-		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-			return CutOff(nil)
-		}
-		// A timeout or a broken connection while reading: the answer was cut off. Other
-		// failures (an event that is not JSON, a line too long) are the server's.
-		if terr, ok := TransportError(err).(*Error); ok && terr.Retryable {
-			return CutOff(err)
-		}
+		return BodyReadError(err)
 	}
 	return TransportError(err)
 }

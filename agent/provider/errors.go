@@ -66,6 +66,22 @@ func CutOff(cause error) *Error {
 // finished: the answer may be incomplete, so it is not reported as a success.
 func NoFinish() *Error { return &Error{Message: MsgNoFinish, Retryable: true} }
 
+// BodyReadError classifies a failure while reading a response body that had begun: a reset,
+// an early end, a timeout or a broken connection cut the answer off; other failures (an
+// event that is not JSON, a line too long) are the server's, as TransportError says.
+func BodyReadError(err error) error {
+	switch {
+	case errors.Is(err, syscall.ECONNRESET):
+		return CutOff(syscall.ECONNRESET)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return CutOff(nil)
+	}
+	if terr, ok := TransportError(err).(*Error); ok && terr.Retryable {
+		return CutOff(err)
+	}
+	return TransportError(err)
+}
+
 // TransportError classifies an error of the HTTP round trip or of reading the body:
 // cancellation passes through unchanged (the run was aborted), resets and timeouts are
 // transient, anything else is a failure as it is.

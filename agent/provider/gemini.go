@@ -44,7 +44,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"google.golang.org/genai"
@@ -203,15 +202,7 @@ func geminiFailure(err error, capture *geminiCapture, started bool) error {
 		return e
 	}
 	if started || capture.status == http.StatusOK {
-		switch {
-		case errors.Is(err, syscall.ECONNRESET):
-			return CutOff(syscall.ECONNRESET)
-		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-			return CutOff(nil)
-		}
-		if terr, ok := TransportError(err).(*Error); ok && terr.Retryable {
-			return CutOff(err)
-		}
+		return BodyReadError(err)
 	}
 	return TransportError(err)
 }
@@ -499,18 +490,11 @@ func geminiContents(req Request) []*genai.Content {
 	var images []*genai.Part
 	flushImages := func() {
 		if len(images) > 0 {
-			out = append(out, &genai.Content{Role: "user", Parts: append([]*genai.Part{{Text: "Attached image(s) from the tool result(s) above:"}}, images...)})
+			out = append(out, &genai.Content{Role: "user", Parts: append([]*genai.Part{{Text: ToolImagesIntro}}, images...)})
 			images = nil
 		}
 	}
-	for _, m := range req.Messages {
-		m = AsUserMessage(m)
-		if m == nil {
-			continue
-		}
-		if _, ok := m.(*codec.ToolResultMessage); !ok {
-			flushImages()
-		}
+	eachContextMessage(req.Messages, flushImages, func(m codec.Message) {
 		switch m := m.(type) {
 		case *codec.UserMessage:
 			var parts []*genai.Part
@@ -530,15 +514,10 @@ func geminiContents(req Request) []*genai.Content {
 				out = append(out, &genai.Content{Role: "model", Parts: parts})
 			}
 		case *codec.ToolResultMessage:
-			var text []string
-			for _, c := range m.Content {
-				switch c := c.(type) {
-				case *codec.TextContent:
-					text = append(text, c.Text)
-				case *codec.ImageContent:
-					if p := geminiUserPart(c); p != nil {
-						images = append(images, p)
-					}
+			text, imgs := toolResultParts(m)
+			for _, c := range imgs {
+				if p := geminiUserPart(c); p != nil {
+					images = append(images, p)
 				}
 			}
 			key := "output"
@@ -546,15 +525,14 @@ func geminiContents(req Request) []*genai.Content {
 				key = "error"
 			}
 			part := &genai.Part{FunctionResponse: &genai.FunctionResponse{Name: m.ToolName,
-				Response: map[string]any{key: strings.Join(text, "\n")}}}
+				Response: map[string]any{key: text}}}
 			if last := len(out) - 1; last >= 0 && out[last].Role == "user" && geminiHasResponses(out[last]) {
 				out[last].Parts = append(out[last].Parts, part)
 			} else {
 				out = append(out, &genai.Content{Role: "user", Parts: []*genai.Part{part}})
 			}
 		}
-	}
-	flushImages()
+	})
 	return out
 }
 

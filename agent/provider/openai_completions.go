@@ -547,18 +547,11 @@ func completionsMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 		if len(toolImages) == 0 {
 			return
 		}
-		parts := append([]openai.ChatCompletionContentPartUnionParam{completionsTextPart("Attached image(s) from the tool result(s) above:")}, toolImages...)
+		parts := append([]openai.ChatCompletionContentPartUnionParam{completionsTextPart(ToolImagesIntro)}, toolImages...)
 		out = append(out, completionsUser(parts))
 		toolImages = nil
 	}
-	for _, m := range req.Messages {
-		m = AsUserMessage(m)
-		if m == nil {
-			continue
-		}
-		if _, ok := m.(*codec.ToolResultMessage); !ok {
-			flushImages()
-		}
+	eachContextMessage(req.Messages, flushImages, func(m codec.Message) {
 		switch m := m.(type) {
 		case *codec.UserMessage:
 			if m.Blocks == nil {
@@ -571,22 +564,16 @@ func completionsMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 				out = append(out, a)
 			}
 		case *codec.ToolResultMessage:
-			var text []string
-			for _, c := range m.Content {
-				switch c := c.(type) {
-				case *codec.TextContent:
-					text = append(text, c.Text)
-				case *codec.ImageContent:
-					toolImages = append(toolImages, completionsImagePart(c))
-				}
+			text, images := toolResultParts(m)
+			for _, c := range images {
+				toolImages = append(toolImages, completionsImagePart(c))
 			}
 			out = append(out, openai.ChatCompletionMessageParamUnion{OfTool: &openai.ChatCompletionToolMessageParam{
 				ToolCallID: m.ToolCallID,
-				Content:    openai.ChatCompletionToolMessageParamContentUnion{OfString: openai.String(strings.Join(text, "\n"))},
+				Content:    openai.ChatCompletionToolMessageParamContentUnion{OfString: openai.String(text)},
 			}})
 		}
-	}
-	flushImages()
+	})
 	return out
 }
 
