@@ -126,6 +126,7 @@ func (p *completionsProvider) Stream(ctx context.Context, req Request, emit func
 		st.chunk(stream.Current())
 	}
 	if ctx.Err() != nil {
+		st.closeOpen() // an aborted answer's thinking keeps its signature too
 		return ctx.Err()
 	}
 	if err := stream.Err(); err != nil {
@@ -136,23 +137,29 @@ func (p *completionsProvider) Stream(ctx context.Context, req Request, emit func
 }
 
 // failed closes the open text or thinking block of a failed response, so that its
-// signature is set as on success, and keeps the usage an error chunk carries (OpenRouter
-// reports what the failed attempt cost).
+// signature is set as on success, and keeps the usage the server reported, in an error
+// chunk (OpenRouter reports what the failed attempt cost) or before.
 func (s *completionsState) failed(err error, req Request) {
 	s.closeOpen()
 	var streamErr *ssestream.StreamError
-	if !errors.As(err, &streamErr) {
-		return
+	if errors.As(err, &streamErr) {
+		var ev struct {
+			Usage *openai.CompletionUsage `json:"usage"`
+		}
+		if json.Unmarshal(streamErr.Event.Data, &ev) == nil && ev.Usage != nil && ev.Usage.JSON.PromptTokens.Valid() {
+			s.usage, s.hasUsage = completionsUsage(*ev.Usage), true
+		}
 	}
-	var ev struct {
-		Usage *openai.CompletionUsage `json:"usage"`
+	s.keepUsage(req)
+}
+
+// keepUsage reports the usage of a response that failed, with its cost: it is real.
+func (s *completionsState) keepUsage(req Request) {
+	if s.hasUsage {
+		u := s.usage
+		u.Cost = CostOf(u, req.Model.Cost)
+		s.emit(Event{Kind: Metadata, Usage: u, HasUsage: true})
 	}
-	if json.Unmarshal(streamErr.Event.Data, &ev) != nil || ev.Usage == nil || !ev.Usage.JSON.PromptTokens.Valid() {
-		return
-	}
-	u := completionsUsage(*ev.Usage)
-	u.Cost = CostOf(u, req.Model.Cost)
-	s.emit(Event{Kind: Metadata, Usage: u, HasUsage: true})
 }
 
 // completionsFailure turns the SDK's error into ours: a failing HTTP status, an error
@@ -409,18 +416,23 @@ func (s *completionsState) startCall(c *completionsCall) {
 
 // end finishes a stream that ended cleanly: without a finish reason it is incomplete.
 func (s *completionsState) end(req Request) error {
+	s.closeOpen()
+	fail := func(err *Error) error {
+		s.keepUsage(req)
+		return err
+	}
 	stop := codec.StopReasonStop
 	switch s.finish {
 	case "":
-		return NoFinish()
+		return fail(NoFinish())
 	case "length", "max_tokens":
 		stop = codec.StopReasonLength
 	case "tool_calls", "function_call":
 		stop = codec.StopReasonToolUse
 	case "content_filter":
-		return StreamError("content_filter", "the response was stopped by the provider's content filter")
+		return fail(StreamError("content_filter", "the response was stopped by the provider's content filter"))
 	case "error":
-		return StreamError("", `the provider ended the response with finish_reason "error"`)
+		return fail(StreamError("", `the provider ended the response with finish_reason "error"`))
 	default: // "stop", and the "eos", "end_turn"... of some servers
 		if len(s.calls) > 0 {
 			// Some servers say "stop" after tool calls; the calls are what counts.
@@ -432,7 +444,6 @@ func (s *completionsState) end(req Request) error {
 			s.startCall(c) // a call whose name never came
 		}
 	}
-	s.closeOpen()
 	for _, c := range s.calls {
 		s.emit(Event{Kind: BlockEnd, Block: c.block})
 	}
