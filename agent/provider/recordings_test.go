@@ -71,6 +71,14 @@ var recordings = map[string]map[string]recording{
 		"constructed-openai-finish-without-usage.sse": {want: `meta(chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0) text("**Holiday Name:** Harmony Day\n\n**Date:** Celebrated annually"…"uman experiences and mutual respect." [1730 bytes in 300 deltas]) done(stop)`,
 			warnings: []string{"response chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0 of recorded ended without usage (the stream stopped after its finish reason, before the usage chunk): its tokens and cost are unknown and counted as 0"}},
 	},
+	provider.APIOpenAIResponses: {
+		"azure-responses-text.sse": {want: `meta(resp_02ce8deeb6197db200698c5196e9588197a572bbea62d38cd1) text("Hello" in 1 deltas sig=msg_02ce8deeb619…[54]) ` +
+			`done(stop 11/11/0/0=22 121.00µ$)`},
+		"azure-responses-tool-call.sse": {want: `meta(resp_04041325ab8ae30400698c519fb7fc81979972618138fc336d) ` +
+			`toolCall(call_H5DxLSFnsGhiROnUiDHmgyc8|fc_04041325ab8ae30400698c51c5468c8197a395f18875a5339f weather {"location":"San Francisco"}) done(toolUse 45/24/0/0=69 285.00µ$)`},
+		"openai-gpt-5-nano-insufficient-quota.sse": {want: `meta(resp_05500b38c2cd9bfc00691c7c9d222481a3b595421266dab424) ` +
+			`error("insufficient_quota: You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors." final)`},
+	},
 	provider.APIAnthropicMessages: {
 		"anthropic-sonnet-4-5-text.sse": {want: `meta(msg_01QC4g3HwBThD4BaNtBckFDJ) usage(12/1/0/0=13 22.00µ$) ` +
 			`text("Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?" in 6 deltas) done(stop 12/30/0/0=42 312.00µ$)`},
