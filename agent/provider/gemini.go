@@ -44,6 +44,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/genai"
@@ -53,6 +54,10 @@ import (
 
 type geminiProvider struct {
 	ep Endpoint
+
+	once   sync.Once
+	client *genai.Client
+	err    error
 }
 
 // NewGemini returns the provider speaking the Gemini API at ep. ep.BaseURL may end with the
@@ -62,11 +67,10 @@ func NewGemini(ep Endpoint) Provider { return &geminiProvider{ep: ep} }
 // geminiVersion is an API version path segment: v1, v1beta, v1alpha.
 var geminiVersion = regexp.MustCompile(`^v\d+[a-z0-9]*$`)
 
-// geminiCapture keeps the status, headers and (for a failing status) the body of the
-// response, which the SDK's error does not carry in full: Retry-After and the body's exact
-// words are read from here.
+// geminiCapture keeps the status, headers and (for a failing status) the body of one
+// request's response, which the SDK's error does not carry in full: Retry-After and the
+// body's exact words are read from here. It travels in the request's context.
 type geminiCapture struct {
-	base   http.RoundTripper
 	status int
 	header http.Header
 	body   []byte
@@ -74,6 +78,8 @@ type geminiCapture struct {
 	// instead: it would print the error with the standard logger, on our stderr.
 	readErr error
 }
+
+type geminiCaptureKey struct{}
 
 // geminiBody is a streamed body whose read errors are kept aside and read as its end.
 type geminiBody struct {
@@ -90,9 +96,13 @@ func (b geminiBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (c *geminiCapture) RoundTrip(req *http.Request) (*http.Response, error) {
-	res, err := c.base.RoundTrip(req)
-	if err != nil || res == nil {
+// geminiTransport fills the capture of the request's context.
+type geminiTransport struct{ base http.RoundTripper }
+
+func (t geminiTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := t.base.RoundTrip(req)
+	c, _ := req.Context().Value(geminiCaptureKey{}).(*geminiCapture)
+	if err != nil || res == nil || c == nil {
 		return res, err
 	}
 	c.status, c.header = res.StatusCode, res.Header
@@ -107,15 +117,20 @@ func (c *geminiCapture) RoundTrip(req *http.Request) (*http.Response, error) {
 	return res, nil
 }
 
-// client builds the SDK client of one request, its transport capturing the response.
-func (p *geminiProvider) client(ctx context.Context, capture *geminiCapture) (*genai.Client, error) {
+// sdk is the provider's SDK client, built once: the SDK reads the environment when a client
+// is built (and says so on stderr when both GOOGLE_API_KEY and GEMINI_API_KEY are set).
+func (p *geminiProvider) sdk() (*genai.Client, error) {
+	p.once.Do(func() { p.client, p.err = p.newClient() })
+	return p.client, p.err
+}
+
+func (p *geminiProvider) newClient() (*genai.Client, error) {
 	base := p.ep.client()
-	capture.base = base.Transport
-	if capture.base == nil {
-		capture.base = http.DefaultTransport
-	}
 	hc := *base
-	hc.Transport = capture
+	hc.Transport = geminiTransport{base: base.Transport}
+	if base.Transport == nil {
+		hc.Transport = geminiTransport{base: http.DefaultTransport}
+	}
 	opts := genai.HTTPOptions{Headers: http.Header{}}
 	if p.ep.BaseURL != "" {
 		u, err := url.Parse(p.ep.BaseURL)
@@ -139,7 +154,7 @@ func (p *geminiProvider) client(ctx context.Context, capture *geminiCapture) (*g
 		key = "none"
 	}
 	// HTTPOptions.RetryOptions stays nil: the SDK then sends each request once.
-	return genai.NewClient(ctx, &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI, HTTPClient: &hc, HTTPOptions: opts})
+	return genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI, HTTPClient: &hc, HTTPOptions: opts})
 }
 
 // Stream sends one request and maps the streamed chunks to events.
@@ -148,11 +163,12 @@ func (p *geminiProvider) Stream(ctx context.Context, req Request, emit func(Even
 	if err != nil {
 		return TransportError(err)
 	}
-	capture := &geminiCapture{}
-	client, err := p.client(ctx, capture)
+	client, err := p.sdk()
 	if err != nil {
 		return TransportError(err)
 	}
+	capture := &geminiCapture{}
+	ctx = context.WithValue(ctx, geminiCaptureKey{}, capture)
 	st := geminiState{emit: emit, open: -1, prices: req.Model.Cost}
 	for chunk, err := range client.Models.GenerateContentStream(ctx, req.Model.ID, contents, config) {
 		if err != nil {
