@@ -190,6 +190,7 @@ func (p *geminiProvider) Stream(ctx context.Context, req Request, emit func(Even
 		}
 	}
 	if ctx.Err() != nil {
+		st.closeOpen() // an aborted answer's thinking keeps its signature too
 		return ctx.Err()
 	}
 	if capture.readErr != nil {

@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -285,5 +286,55 @@ func TestGeminiSignaturesInMessage(t *testing.T) {
 	if thinking == nil || thinking.ThinkingSignature != mockserver.GeminiSignature("thought", 1) ||
 		call == nil || call.ThoughtSignature != mockserver.GeminiSignature("call", 1) {
 		t.Errorf("signatures not kept: %s", codec.AppendContents(nil, m.Content))
+	}
+}
+
+// An aborted run returns the context's error, not a provider error, and an open thinking
+// block still ends with its signature.
+func TestGeminiCancel(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(`data: {"candidates":[{"content":{"parts":[{"text":"Hm","thought":true,"thoughtSignature":"c2ln"}],"role":"model"}}],"responseId":"r1"}` + "\r\n\r\n"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	p := provider.NewGemini(provider.Endpoint{BaseURL: srv.URL, APIKey: "k"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var evs []provider.Event
+	err := p.Stream(ctx, geminiRequest(), func(e provider.Event) {
+		evs = append(evs, e)
+		if e.Kind == provider.BlockDelta {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %T %v, want context.Canceled", err, err)
+	}
+	if got := completionsSummary(evs); got != `meta(r1) start#0(thinking) delta*1(Hm) end#0(c2ln)` {
+		t.Errorf("events %s", got)
+	}
+}
+
+// Images of tool results follow the function responses in a user turn of their own.
+func TestGeminiToolResultImages(t *testing.T) {
+	s, _ := loadScript(t, []byte(`{"responses":[{"text":["ok"]}]}`))
+	srv := serveScript(t, s)
+	req := geminiRequest()
+	req.Messages = append(req.Messages,
+		&codec.AssistantMessage{API: provider.APIGemini, Provider: "google", Model: geminiModel.ID,
+			Content: []codec.Content{&codec.ToolCall{ID: "c1", Name: "read", Arguments: []byte(`{"path":"a.gif"}`)}}},
+		&codec.ToolResultMessage{ToolCallID: "c1", ToolName: "read", Content: []codec.Content{
+			&codec.TextContent{Text: "Read image file [image/gif]"}, &codec.ImageContent{MimeType: "image/gif", Data: "R0lG"}}})
+	if _, err := playEvents(context.Background(), geminiConnect(srv), req); err != nil {
+		t.Fatal(err)
+	}
+	got := jsonString(requestBody(t, srv, 0)["contents"])
+	want := `[{"parts":[{"text":"hi"}],"role":"user"},{"parts":[{"functionCall":{"args":{"path":"a.gif"},"name":"read"}}],"role":"model"},` +
+		`{"parts":[{"functionResponse":{"name":"read","response":{"output":"Read image file [image/gif]"}}}],"role":"user"},` +
+		`{"parts":[{"text":"` + provider.ToolImagesIntro + `"},{"inlineData":{"data":"R0lG","mimeType":"image/gif"}}],"role":"user"}]`
+	if got != want {
+		t.Errorf("contents\n got %s\nwant %s", got, want)
 	}
 }
