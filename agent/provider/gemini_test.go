@@ -338,3 +338,24 @@ func TestGeminiToolResultImages(t *testing.T) {
 		t.Errorf("contents\n got %s\nwant %s", got, want)
 	}
 }
+
+func FuzzGeminiStream(f *testing.F) {
+	sse := func(objs ...string) string {
+		var b strings.Builder
+		for _, o := range objs {
+			b.WriteString("data: " + o + "\r\n\r\n")
+		}
+		return b.String()
+	}
+	f.Add(sse(`{"candidates":[{"content":{"parts":[{"text":"a","thought":true},{"text":"b","thoughtSignature":"c2ln"}]},"finishReason":"STOP"}],"responseId":"r"}`))
+	f.Add(sse(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"n","args":{"a":[1,{"b":null}]}}}]}}],"usageMetadata":{"promptTokenCount":3,"cachedContentTokenCount":9}}`))
+	f.Add(sse(`{"promptFeedback":{"blockReason":"OTHER"}}`))
+	f.Add(sse(`{"error":{"code":500,"message":"x","status":"INTERNAL"}}`))
+	f.Add(sse(`{"candidates":[{"finishReason":"MAX_TOKENS"}]}`) + "data: {\"cand")
+	f.Fuzz(func(t *testing.T, body string) {
+		raw := &completionsRaw{body: body}
+		p := provider.NewGemini(provider.Endpoint{BaseURL: "http://gemini.test/v1beta", HTTPClient: &http.Client{Transport: raw}})
+		evs, err := playEvents(context.Background(), p, geminiRequest())
+		completionsCollect(t, evs, err)
+	})
+}

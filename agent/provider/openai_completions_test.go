@@ -826,6 +826,8 @@ func FuzzCompletionsStream(f *testing.F) {
 	f.Add(completionsSSE(`{`+id+`"delta":{"reasoning":"x","tool_calls":[{"id":"a","function":{"name":"n"}}]}}]}`, `{`+id+`"delta":{"content":"y"},"finish_reason":"tool_calls"}]}`))
 	f.Add("data: {\"error\":{\"code\":1}}\n\n")
 	f.Add("data: [DONE]\n\n")
+	f.Add(completionsSSE(`{`+id+`"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"t"}]},{"type":"x"}]}}]}`,
+		`{`+id+`"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"total_tokens":9,"prompt_tokens_details":{"cached_tokens":8}}}`))
 	f.Fuzz(func(t *testing.T, body string) {
 		raw := &completionsRaw{body: body}
 		evs, err := playEvents(context.Background(), raw.provider(provider.Endpoint{}), completionsRequest())
