@@ -119,9 +119,16 @@ func (p *completionsProvider) Stream(ctx context.Context, req Request, emit func
 		return TransportError(err)
 	}
 	var res *http.Response
-	stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&res))
-	defer stream.Close()
 	st := completionsState{emit: emit, warn: p.ep.warn, byIndex: map[int64]*completionsCall{}, open: -1}
+	watchDone := func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(r)
+		if err == nil && res != nil && res.StatusCode < 300 {
+			res.Body = &completionsDoneWatch{ReadCloser: res.Body, seen: &st.sawDone}
+		}
+		return res, err
+	}
+	stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&res), option.WithMiddleware(watchDone))
+	defer stream.Close()
 	for stream.Next() {
 		st.chunk(stream.Current())
 	}
@@ -247,6 +254,36 @@ type completionsState struct {
 	finish     string
 	// skipped: the content part types already warned about in this response.
 	skipped map[string]bool
+	// sawDone: the stream's "data: [DONE]" went by.
+	sawDone bool
+}
+
+// completionsDoneMark is how a Chat Completions stream says it is over.
+var completionsDoneMark = []byte("data: [DONE]")
+
+// completionsDoneWatch is a response body that notes whether the end mark went by (the SDK
+// does not say whether a stream ended with it or was cut short).
+type completionsDoneWatch struct {
+	io.ReadCloser
+	tail []byte // the last bytes read, for a mark split between reads
+	seen *bool
+}
+
+func (w *completionsDoneWatch) Read(p []byte) (int, error) {
+	n, err := w.ReadCloser.Read(p)
+	if n > 0 && !*w.seen {
+		keep := len(completionsDoneMark) - 1
+		head := append(w.tail, p[:min(n, keep)]...)
+		if bytes.Contains(head, completionsDoneMark) || bytes.Contains(p[:n], completionsDoneMark) {
+			*w.seen = true
+		}
+		if n >= keep {
+			w.tail = append(w.tail[:0], p[n-keep:n]...)
+		} else {
+			w.tail = append(w.tail[:0], head[max(len(head)-keep, 0):]...)
+		}
+	}
+	return n, err
 }
 
 // completionsCall is one tool call of the response. Its block starts once its name is
@@ -452,11 +489,14 @@ func (s *completionsState) end(req Request) error {
 		done.Usage, done.HasUsage = s.usage, true
 		done.Usage.Cost = CostOf(s.usage, req.Model.Cost)
 	} else {
-		// We always ask for usage (stream_options.include_usage): without it the stream
-		// ended after its finish reason, before the usage chunk (and usually before
-		// [DONE]). The answer is whole; its zeros are not real counts.
-		s.warn("response %s of %s ended without usage (the stream stopped after its finish reason, before the usage chunk): its tokens and cost are unknown and counted as 0",
-			s.responseID, req.Model.ID)
+		// We always ask for usage (stream_options.include_usage). The answer is whole; its
+		// zeros are not real counts.
+		why := "the stream stopped after its finish reason, before the usage chunk and [DONE]"
+		if s.sawDone {
+			why = "the server sent none, though stream_options.include_usage asked for it"
+		}
+		s.warn("response %s of %s came without usage (%s): its tokens and cost are unknown and counted as 0",
+			s.responseID, req.Model.ID, why)
 	}
 	s.emit(done)
 	return nil

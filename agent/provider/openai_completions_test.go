@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/basecontext/base-context/agent/provider"
@@ -909,7 +910,10 @@ func TestCompletionsQuirks(t *testing.T) {
 			`meta(q-1) start#0(text) delta*1(Once) end#0 meta() usage(10/2/0/0=12 cost=0.00004) error(content_filter: the response was stopped by the provider's content filter)`, ""},
 		{"finish, then the end before the usage chunk and [DONE]", completionsSSE(delta(`{"content":"whole answer"}`), finish("stop", "")),
 			`meta(q-1) start#0(text) delta*1(whole answer) end#0 done(stop)`,
-			`response q-1 of mock-gpt ended without usage (the stream stopped after its finish reason, before the usage chunk): its tokens and cost are unknown and counted as 0`},
+			`response q-1 of mock-gpt came without usage (the stream stopped after its finish reason, before the usage chunk and [DONE]): its tokens and cost are unknown and counted as 0`},
+		{"[DONE] without usage", completionsSSE(delta(`{"content":"whole answer"}`), finish("stop", ""), "[DONE]"),
+			`meta(q-1) start#0(text) delta*1(whole answer) end#0 done(stop)`,
+			`response q-1 of mock-gpt came without usage (the server sent none, though stream_options.include_usage asked for it): its tokens and cost are unknown and counted as 0`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, warnings := completionsQuirk(t, tc.body)
@@ -920,5 +924,23 @@ func TestCompletionsQuirks(t *testing.T) {
 				t.Errorf("warnings %q, want %q", warnings, tc.warning)
 			}
 		})
+	}
+}
+
+// The end mark is seen even when it arrives one byte at a time.
+func TestCompletionsDoneMarkSplitAcrossReads(t *testing.T) {
+	body := completionsSSE(`{"id":"q-1","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}`, "[DONE]")
+	client := &http.Client{Transport: completionsRoundTrip(func(req *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(body))), Request: req}, nil
+	})}
+	var warnings []string
+	p := provider.NewOpenAICompletions(provider.Endpoint{BaseURL: "http://compat.test/v1", HTTPClient: client,
+		Warn: func(msg string) { warnings = append(warnings, msg) }})
+	if _, err := playEvents(context.Background(), p, completionsRequest()); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "the server sent none") {
+		t.Errorf("warnings %q", warnings)
 	}
 }

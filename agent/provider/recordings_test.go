@@ -69,7 +69,7 @@ var recordings = map[string]map[string]recording{
 			`error("server_error: Provider disconnected" retryable)`},
 		// Item 6: the answer is kept, the missing usage said on stderr.
 		"constructed-openai-finish-without-usage.sse": {want: `meta(chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0) text("**Holiday Name:** Harmony Day\n\n**Date:** Celebrated annually"…"uman experiences and mutual respect." [1730 bytes in 300 deltas]) done(stop)`,
-			warnings: []string{"response chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0 of recorded ended without usage (the stream stopped after its finish reason, before the usage chunk): its tokens and cost are unknown and counted as 0"}},
+			warnings: []string{"response chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0 of recorded came without usage (the stream stopped after its finish reason, before the usage chunk and [DONE]): its tokens and cost are unknown and counted as 0"}},
 	},
 	provider.APIOpenAIResponses: {
 		"azure-responses-text.sse": {want: `meta(resp_02ce8deeb6197db200698c5196e9588197a572bbea62d38cd1) text("Hello" in 1 deltas sig=msg_02ce8deeb619…[54]) ` +
