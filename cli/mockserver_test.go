@@ -2,8 +2,6 @@ package cli_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -81,16 +79,7 @@ func cmdReplay(ts *testscript.TestScript, neg bool, args []string) {
 		status, err = strconv.Atoi(args[1])
 		ts.Check(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		if status != 0 {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-		} else {
-			w.Header().Set("Content-Type", "text/event-stream")
-		}
-		w.Write(body)
-	}))
+	srv := httptest.NewServer(mockserver.Recording(body, status))
 	ts.Setenv("REPLAY_URL", srv.URL)
 	ts.Defer(srv.Close)
 }

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/basecontext/base-context/agent/provider"
+	"github.com/basecontext/base-context/agent/provider/mockserver"
 	"github.com/basecontext/base-context/codec"
 )
 
@@ -114,15 +114,7 @@ var recordings = map[string]map[string]recording{
 // replayRecording serves body with status to the protocol's provider and plays one request.
 func replayRecording(t *testing.T, api string, status int, body []byte) ([]provider.Event, error, []string) {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if status != 0 {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-		} else {
-			w.Header().Set("Content-Type", "text/event-stream")
-		}
-		w.Write(body)
-	}))
+	srv := httptest.NewServer(mockserver.Recording(body, status))
 	t.Cleanup(srv.Close)
 	var warnings []string
 	ep := provider.Endpoint{BaseURL: srv.URL, APIKey: "k", Warn: func(msg string) { warnings = append(warnings, msg) }}

@@ -230,3 +230,18 @@ func ToolArgs(tc provider.ScriptToolCall) string {
 	}
 	return b.String()
 }
+
+// Recording serves a recorded response body (see testdata/recordings) to every request: as
+// an SSE stream, or with status != 0 as a JSON error body with that status.
+func Recording(body []byte, status int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if status != 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+		} else {
+			w.Header().Set("Content-Type", "text/event-stream")
+		}
+		w.Write(body)
+	})
+}
