@@ -2,7 +2,9 @@ package cli_test
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/basecontext/base-context/agent/provider"
@@ -59,4 +61,25 @@ func cmdMockserver(ts *testscript.TestScript, neg bool, args []string) {
 		srv.Close()
 		delete(mockServers, ts)
 	})
+}
+
+// cmdReplay is the testscript command that serves a recorded response body (see
+// testdata/recordings) to every request:
+//
+//	replay FILE [STATUS]   start a server; $REPLAY_URL is its base URL. A status serves the
+//	                       file as a JSON error body with it, else as an SSE stream.
+func cmdReplay(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 || len(args) > 2 {
+		ts.Fatalf("usage: replay FILE [STATUS]")
+	}
+	body, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	status := 0
+	if len(args) == 2 {
+		status, err = strconv.Atoi(args[1])
+		ts.Check(err)
+	}
+	srv := httptest.NewServer(mockserver.Recording(body, status))
+	ts.Setenv("REPLAY_URL", srv.URL)
+	ts.Defer(srv.Close)
 }

@@ -58,7 +58,10 @@ func (f *ModelFlags) resolve(streams *IO, saved string) (provider.Model, provide
 			return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 		}
 	}
-	prov, err := provider.ForAPI(pc.API, provider.Endpoint{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers})
+	// A provider's warnings (usage a server did not send, parts it cannot read) go to
+	// stderr: stdout carries only the stream.
+	warn := func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }
+	prov, err := provider.ForAPI(pc.API, provider.Endpoint{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers, Warn: warn})
 	if err != nil {
 		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 	}

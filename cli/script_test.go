@@ -22,6 +22,7 @@ func TestScripts(t *testing.T) {
 		Dir: "../testdata/script",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mockserver": cmdMockserver,
+			"replay":     cmdReplay,
 			"waitfor":    cmdWaitfor,
 			"headerid":   cmdHeaderID,
 			"controlraw": cmdControlRaw,

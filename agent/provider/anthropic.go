@@ -26,7 +26,9 @@ package provider
 // Stop reasons: end_turn, stop_sequence → stop; max_tokens, model_context_window_exceeded
 // → length; tool_use → toolUse; pause_turn → stop (a paused server-tool turn: we use no
 // server tools, and what arrived is kept and can be continued with a new prompt); refusal →
-// error "refusal: …" (not retried: the content so far is kept, but the answer was withheld,
+// error "refusal: …" with the provider's stop_details (its explanation and category, e.g.
+// "refusal: cyber: This request triggered restrictions…"; a generic text only when it sent
+// none), not retried: the content so far is kept, but the answer was withheld,
 // so the run must not look successful); any other reason the API adds later → stop.
 //
 // Caching: the system prompt, the last tool and the last user message carry
@@ -39,7 +41,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"syscall"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -113,7 +114,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, emit func(E
 	params, opts := anthropicParams(req)
 	stream := p.client.Messages.NewStreaming(ctx, params, opts...)
 	defer stream.Close()
-	st := anthropicStream{emit: emit, blocks: map[int64]*anthropicBlock{}}
+	st := anthropicStream{emit: emit, blocks: map[int64]*anthropicBlock{}, prices: req.Model.Cost}
 	for stream.Next() {
 		st.handle(stream.Current())
 	}
@@ -358,11 +359,15 @@ func anthropicToolID(id string) string {
 // anthropicStream maps the SSE events of one response to provider events.
 type anthropicStream struct {
 	emit    func(Event)
+	prices  Prices
 	started bool // an event arrived: a failure from now on cut the stream off
 	blocks  map[int64]*anthropicBlock
 
 	usage      codec.Usage
 	stopReason string // the API's, "" until message_delta says
+	// refusalCategory and refusalExplanation: the stop_details of a refusal, as the API
+	// gave them ("" when it gave none).
+	refusalCategory, refusalExplanation string
 }
 
 // anthropicBlock is an open content block: thinking signatures arrive in pieces, and a
@@ -382,7 +387,10 @@ func (s *anthropicStream) handle(ev anthropic.MessageStreamEventUnion) {
 	case "message_start":
 		s.mergeUsage(ev.Message.Usage.InputTokens, ev.Message.Usage.OutputTokens,
 			ev.Message.Usage.CacheReadInputTokens, ev.Message.Usage.CacheCreationInputTokens, true, true, true, true)
-		s.emit(Event{Kind: Metadata, ResponseID: ev.Message.ID, Usage: s.usage, HasUsage: true})
+		// With its cost: a response that fails from here on keeps this usage.
+		u := s.usage
+		u.Cost = CostOf(u, s.prices)
+		s.emit(Event{Kind: Metadata, ResponseID: ev.Message.ID, Usage: u, HasUsage: true})
 	case "content_block_start":
 		cb := ev.ContentBlock
 		b := &anthropicBlock{}
@@ -444,6 +452,9 @@ func (s *anthropicStream) handle(ev anthropic.MessageStreamEventUnion) {
 		if r := string(ev.Delta.StopReason); r != "" {
 			s.stopReason = r
 		}
+		if d := ev.Delta.StopDetails; ev.Delta.JSON.StopDetails.Valid() {
+			s.refusalCategory, s.refusalExplanation = string(d.Category), d.Explanation
+		}
 	}
 	// message_stop ends the stream; unknown events are ignored, as the API asks.
 }
@@ -494,7 +505,14 @@ func (s *anthropicStream) finish(prices Prices) error {
 		stop = codec.StopReasonToolUse
 	case "refusal":
 		s.emit(Event{Kind: Metadata, Usage: usage, HasUsage: true})
-		return StreamError("refusal", "the model declined to answer")
+		msg := s.refusalExplanation
+		if msg == "" {
+			msg = "the model declined to answer"
+		}
+		if s.refusalCategory != "" {
+			msg = s.refusalCategory + ": " + msg
+		}
+		return StreamError("refusal", msg)
 	default: // end_turn, stop_sequence, pause_turn and reasons added later
 		stop = codec.StopReasonStop
 	}
@@ -537,17 +555,7 @@ func anthropicError(ctx context.Context, err error, started bool) error {
 		return StreamError(ev.Error.Type, ev.Error.Message)
 	}
 	if started {
-		switch {
-		case errors.Is(err, syscall.ECONNRESET):
-			return CutOff(syscall.ECONNRESET)
-		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-			return CutOff(nil)
-		}
-		// A timeout or a broken connection while reading: the answer was cut off. Other
-		// failures (an event that is not JSON, a line too long) are the server's.
-		if terr, ok := TransportError(err).(*Error); ok && terr.Retryable {
-			return CutOff(err)
-		}
+		return BodyReadError(err)
 	}
 	return TransportError(err)
 }

@@ -45,6 +45,43 @@ func AsUserMessage(m codec.Message) codec.Message {
 	return m
 }
 
+// ToolImagesIntro introduces the images of tool results in the user message that carries
+// them, for protocols whose tool results hold text only.
+const ToolImagesIntro = "Attached image(s) from the tool result(s) above:"
+
+// eachContextMessage calls fn with each message as the wire protocols see it (AsUserMessage,
+// the messages it leaves out skipped), and afterResults before each message that ends a run
+// of tool results: where protocols whose tool results hold text only put their images.
+func eachContextMessage(msgs []codec.Message, afterResults func(), fn func(codec.Message)) {
+	for _, m := range msgs {
+		m = AsUserMessage(m)
+		if m == nil {
+			continue
+		}
+		if _, ok := m.(*codec.ToolResultMessage); !ok {
+			afterResults()
+		}
+		fn(m)
+	}
+	afterResults()
+}
+
+// toolResultParts splits a tool result into its text (blocks joined by newlines) and its
+// images, for protocols whose tool results hold text only.
+func toolResultParts(m *codec.ToolResultMessage) (string, []*codec.ImageContent) {
+	var text []string
+	var images []*codec.ImageContent
+	for _, c := range m.Content {
+		switch c := c.(type) {
+		case *codec.TextContent:
+			text = append(text, c.Text)
+		case *codec.ImageContent:
+			images = append(images, c)
+		}
+	}
+	return strings.Join(text, "\n"), images
+}
+
 func bashText(m *codec.BashExecutionMessage) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "I ran the command `%s`.\n", m.Command)

@@ -13,6 +13,7 @@ const (
 	APIOpenAICompletions = "openai-completions"
 	APIOpenAIResponses   = "openai-responses"
 	APIAnthropicMessages = "anthropic-messages"
+	APIGemini            = "google-generative-ai"
 )
 
 // Endpoint is where and how a provider's server is reached.
@@ -21,6 +22,16 @@ type Endpoint struct {
 	APIKey     string            // sent the way the API expects it
 	Headers    map[string]string // extra headers on every request
 	HTTPClient *http.Client      // nil is a client whose connection and header waits are bounded
+	// Warn reports what the user should know but what does not fail the response (usage a
+	// server did not send, a content part we cannot read); nil drops warnings.
+	Warn func(msg string)
+}
+
+// warn reports msg through ep.Warn, if set.
+func (ep Endpoint) warn(format string, args ...any) {
+	if ep.Warn != nil {
+		ep.Warn(fmt.Sprintf(format, args...))
+	}
 }
 
 // boundedClient waits at most 30 s to connect and 5 min for a response's headers, so that a
@@ -53,6 +64,8 @@ func ForAPI(api string, ep Endpoint) (Provider, error) {
 		return NewOpenAIResponses(ep), nil
 	case APIAnthropicMessages:
 		return NewAnthropic(ep), nil
+	case APIGemini:
+		return NewGemini(ep), nil
 	}
-	return nil, fmt.Errorf("unknown api %q (known: %s, %s, %s)", api, APIOpenAICompletions, APIOpenAIResponses, APIAnthropicMessages)
+	return nil, fmt.Errorf("unknown api %q (known: %s, %s, %s, %s)", api, APIOpenAICompletions, APIOpenAIResponses, APIAnthropicMessages, APIGemini)
 }

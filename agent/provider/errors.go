@@ -66,6 +66,22 @@ func CutOff(cause error) *Error {
 // finished: the answer may be incomplete, so it is not reported as a success.
 func NoFinish() *Error { return &Error{Message: MsgNoFinish, Retryable: true} }
 
+// BodyReadError classifies a failure while reading a response body that had begun: a reset,
+// an early end, a timeout or a broken connection cut the answer off; other failures (an
+// event that is not JSON, a line too long) are the server's, as TransportError says.
+func BodyReadError(err error) error {
+	switch {
+	case errors.Is(err, syscall.ECONNRESET):
+		return CutOff(syscall.ECONNRESET)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return CutOff(nil)
+	}
+	if terr, ok := TransportError(err).(*Error); ok && terr.Retryable {
+		return CutOff(err)
+	}
+	return TransportError(err)
+}
+
 // TransportError classifies an error of the HTTP round trip or of reading the body:
 // cancellation passes through unchanged (the run was aborted), resets and timeouts are
 // transient, anything else is a failure as it is.
@@ -133,6 +149,9 @@ func bodyMessage(body []byte) string {
 		}
 		return s
 	}
+	if list, ok := v.([]any); ok && len(list) == 1 {
+		v = list[0] // Google wraps its error object in a list on some endpoints
+	}
 	if obj, ok := v.(map[string]any); ok {
 		if msg := objectMessage(obj); msg != "" {
 			return msg
@@ -171,7 +190,8 @@ func flatMessage(obj map[string]any) string {
 }
 
 // withCode prefixes msg with the object's code, or else its type (but not the envelope type
-// "error" of an Anthropic body).
+// "error" of an Anthropic body). A numeric code next to a status name (Google's
+// {"code":429,"status":"RESOURCE_EXHAUSTED"}) repeats the HTTP status: the name says more.
 func withCode(obj map[string]any, msg string) string {
 	code := ""
 	switch c := obj["code"].(type) {
@@ -179,6 +199,9 @@ func withCode(obj map[string]any, msg string) string {
 		code = c
 	case float64:
 		code = strconv.FormatFloat(c, 'f', -1, 64)
+		if status, ok := obj["status"].(string); ok && status != "" {
+			code = status
+		}
 	}
 	if code == "" {
 		if t, ok := obj["type"].(string); ok && t != "error" {
@@ -222,7 +245,8 @@ func containsAny(msg string, words []string) bool {
 // model's context window.
 func ContextOverflow(msg string) bool {
 	return containsAny(msg, []string{"context_length_exceeded", "context length", "context window", "prompt is too long",
-		"maximum context", "too many tokens", "input is too long", "exceeds the context"})
+		"maximum context", "too many tokens", "input is too long", "exceeds the context",
+		"exceeds the maximum number of tokens"})
 }
 
 // RetryAfter is the delay a response asks for before the next attempt (retry-after-ms,

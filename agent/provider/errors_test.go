@@ -39,6 +39,10 @@ func TestHTTPError(t *testing.T) {
 		{400, `{"detail":"no message field"}`, `400 {"detail":"no message field"}`, false, false},
 		{400, `{"error":{"message":"invalid value for timeout"}}`, "400 invalid value for timeout", false, false},
 		{503, `{"error":{"message":"upstream timeout"}}`, "503 upstream timeout", true, false},
+		// Google: the status name rather than the repeated number, and the list some endpoints wrap it in.
+		{400, `{"error":{"code":400,"message":"Penalty is not enabled for models/gemini-2.5-flash","status":"INVALID_ARGUMENT"}}`,
+			"400 INVALID_ARGUMENT: Penalty is not enabled for models/gemini-2.5-flash", false, false},
+		{503, `[{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}]`, "503 UNAVAILABLE: The model is overloaded.", true, false},
 	}
 	for _, c := range cases {
 		e := HTTPError(c.status, nil, []byte(c.body))

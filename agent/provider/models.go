@@ -18,9 +18,12 @@ type ProviderConfig struct {
 	API     string
 	BaseURL string
 	// APIKey is the configured key: an environment variable's name or the key itself.
-	APIKey  string
-	Headers map[string]string
-	Models  []Model
+	APIKey string
+	// KeyFallbacks are other variables read, in order, when APIKey names one that is not
+	// set (Google's GOOGLE_API_KEY after GEMINI_API_KEY).
+	KeyFallbacks []string
+	Headers      map[string]string
+	Models       []Model
 	// BuiltIn: from the catalog (possibly extended by models.json).
 	BuiltIn bool
 }
@@ -32,7 +35,8 @@ type Registry struct {
 
 // builtinProviders are the catalog's providers. Prices are dollars per million tokens;
 // Anthropic cache writes cost 1.25× input and cache reads 0.1×, OpenAI bills cached input
-// as CacheRead.
+// as CacheRead, Google bills cached input at a tenth of input (prompts up to 200k tokens:
+// the longer-prompt rates of the Pro models are not modelled).
 func builtinProviders() []*ProviderConfig {
 	anthropic := func(id, name string, ctx, out int64, in, outPrice float64) Model {
 		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: true,
@@ -40,6 +44,10 @@ func builtinProviders() []*ProviderConfig {
 	}
 	// Claude 4.6 and later think adaptively, from an effort level.
 	adaptive := func(m Model) Model { m.AdaptiveThinking = true; return m }
+	google := func(id, name string, ctx, out int64, reasoning bool, in, outPrice float64) Model {
+		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: reasoning,
+			Cost: Prices{Input: in, Output: outPrice, CacheRead: in / 10}}
+	}
 	openai := func(id, name string, ctx, out int64, reasoning bool, in, outPrice, cached float64) Model {
 		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: reasoning,
 			Cost: Prices{Input: in, Output: outPrice, CacheRead: cached}}
@@ -79,6 +87,19 @@ func builtinProviders() []*ProviderConfig {
 				openai("gpt-4o-mini", "GPT-4o mini", 128_000, 16_384, false, 0.15, 0.60, 0.075),
 				openai("o3", "o3", 200_000, 100_000, true, 2, 8, 0.50),
 				openai("o4-mini", "o4-mini", 200_000, 100_000, true, 1.10, 4.40, 0.275),
+			},
+		},
+		{
+			Name: "google", API: APIGemini, BaseURL: "https://generativelanguage.googleapis.com/v1beta",
+			APIKey: "GEMINI_API_KEY", KeyFallbacks: []string{"GOOGLE_API_KEY"}, BuiltIn: true,
+			Models: []Model{
+				google("gemini-3.1-pro-preview", "Gemini 3.1 Pro Preview", 1_048_576, 65_536, true, 2, 12),
+				google("gemini-3-pro-preview", "Gemini 3 Pro Preview", 1_048_576, 65_536, true, 2, 12),
+				google("gemini-3-flash-preview", "Gemini 3 Flash Preview", 1_048_576, 65_536, true, 0.50, 3),
+				google("gemini-3.1-flash-lite-preview", "Gemini 3.1 Flash-Lite Preview", 1_048_576, 65_536, true, 0.25, 1.50),
+				google("gemini-2.5-pro", "Gemini 2.5 Pro", 1_048_576, 65_536, true, 1.25, 10),
+				google("gemini-2.5-flash", "Gemini 2.5 Flash", 1_048_576, 65_536, true, 0.30, 2.50),
+				google("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite", 1_048_576, 65_536, true, 0.10, 0.40),
 			},
 		},
 	}
@@ -188,7 +209,7 @@ func (r *Registry) addFile(data []byte) error {
 			p.BaseURL = in.BaseURL
 		}
 		if in.APIKey != "" {
-			p.APIKey = in.APIKey
+			p.APIKey, p.KeyFallbacks = in.APIKey, nil
 		}
 		if in.Headers != nil {
 			p.Headers = in.Headers
@@ -379,8 +400,14 @@ func (p *ProviderConfig) Key(getenv func(string) string) (string, error) {
 	if v := getenv(p.APIKey); v != "" {
 		return v, nil
 	}
+	for _, name := range p.KeyFallbacks {
+		if v := getenv(name); v != "" {
+			return v, nil
+		}
+	}
 	if envName.MatchString(p.APIKey) {
-		return "", fmt.Errorf("no API key for provider %q: set %s, or pass --api-key", p.Name, p.APIKey)
+		names := strings.Join(append([]string{p.APIKey}, p.KeyFallbacks...), " or ")
+		return "", fmt.Errorf("no API key for provider %q: set %s, or pass --api-key", p.Name, names)
 	}
 	return p.APIKey, nil
 }

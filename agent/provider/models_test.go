@@ -97,6 +97,41 @@ func TestRegistryKeys(t *testing.T) {
 	if _, err := r.provider("corp").Key(getenv); err == nil {
 		t.Error("unset CORP_KEY gave a key")
 	}
+	// Google: GEMINI_API_KEY, else GOOGLE_API_KEY.
+	google := r.provider("google")
+	if _, err := google.Key(getenv); err == nil || !strings.Contains(err.Error(), "set GEMINI_API_KEY or GOOGLE_API_KEY, or pass --api-key") {
+		t.Errorf("missing google key: %v", err)
+	}
+	env["GOOGLE_API_KEY"] = "g-google"
+	if got, err := google.Key(getenv); got != "g-google" || err != nil {
+		t.Errorf("google key from GOOGLE_API_KEY = %q, %v", got, err)
+	}
+	env["GEMINI_API_KEY"] = "g-gemini"
+	if got, err := google.Key(getenv); got != "g-gemini" || err != nil {
+		t.Errorf("google key with both set = %q, %v; GEMINI_API_KEY comes first", got, err)
+	}
+}
+
+// models.json adds Gemini models, to the catalog's google provider or to a provider of its
+// own speaking google-generative-ai.
+func TestRegistryGemini(t *testing.T) {
+	r, err := testRegistry(t, `{"providers":{
+		"google":{"models":[{"id":"gemini-9-ultra","reasoning":true,"contextWindow":2000000}]},
+		"gemini-proxy":{"baseUrl":"http://proxy/v1beta","api":"google-generative-ai","apiKey":"PROXY_KEY","models":[{"id":"gemini-3-pro-preview"}]}}}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, p, err := r.Find("google/gemini-9-ultra", "")
+	if err != nil || m.API != APIGemini || p.BaseURL != "https://generativelanguage.googleapis.com/v1beta" || m.ContextWindow != 2_000_000 {
+		t.Errorf("google/gemini-9-ultra: %+v %+v %v", m, p, err)
+	}
+	m, p, err = r.Find("gemini-proxy/gemini-3-pro-preview", "")
+	if err != nil || m.API != APIGemini || p.BaseURL != "http://proxy/v1beta" {
+		t.Errorf("gemini-proxy: %+v %+v %v", m, p, err)
+	}
+	if _, err := ForAPI(p.API, Endpoint{}); err != nil {
+		t.Error(err)
+	}
 }
 
 func TestRegistryBadFiles(t *testing.T) {
@@ -117,7 +152,7 @@ func TestRegistryBadFiles(t *testing.T) {
 			t.Errorf("%s: error %v, want one naming models.json and %q", c.doc, err, c.want)
 		}
 	}
-	if r, err := LoadRegistry(filepath.Join(t.TempDir(), "absent.json"), func(string) string { return "" }); err != nil || len(r.Providers) != 2 {
+	if r, err := LoadRegistry(filepath.Join(t.TempDir(), "absent.json"), func(string) string { return "" }); err != nil || len(r.Providers) != 3 {
 		t.Errorf("missing models file: %v, %d providers", err, len(r.Providers))
 	}
 }

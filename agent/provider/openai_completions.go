@@ -5,7 +5,13 @@ package provider
 // OpenRouter, Groq, DeepSeek...). Those servers differ in small ways, so the stream is read
 // leniently: reasoning arrives as `reasoning_content`, `reasoning` or `reasoning_text`
 // deltas; usage may be missing; a tool call's id and name may come only in its first
-// fragment, or in every one; a call may have no id at all.
+// fragment, or in every one; a call may have no id at all. Mistral's reasoning models send
+// `delta.content` as an array of typed parts ({"type":"thinking","thinking":[{"type":"text",
+// "text":…}]}, {"type":"text","text":…}): they become thinking and text, and a part of a
+// type we do not know is skipped with a warning. Usage comes in two conventions, told apart
+// by the numbers (see completionsUsage). Usage sent in an error chunk (OpenRouter) is kept
+// on the failed message. A stream that ends without usage keeps its answer but warns that
+// the usage is missing.
 //
 // Thinking levels (--thinking) map to the request like this, and only for models marked
 // `reasoning`; other models get no reasoning field at all:
@@ -65,6 +71,7 @@ var completionsEfforts = map[string]shared.ReasoningEffort{
 
 type completionsProvider struct {
 	svc openai.ChatCompletionService
+	ep  Endpoint
 	// official: the endpoint is OpenAI's own API, which takes fields other servers may
 	// reject (store).
 	official bool
@@ -80,7 +87,7 @@ func NewOpenAICompletions(ep Endpoint) Provider {
 		u, err := url.Parse(ep.BaseURL)
 		official = err == nil && u.Hostname() == "api.openai.com"
 	}
-	return &completionsProvider{svc: openai.NewChatCompletionService(openaiOptions(ep)...), official: official}
+	return &completionsProvider{svc: openai.NewChatCompletionService(openaiOptions(ep)...), ep: ep, official: official}
 }
 
 // openaiOptions are the SDK options of both OpenAI APIs. The services are built without the
@@ -112,19 +119,54 @@ func (p *completionsProvider) Stream(ctx context.Context, req Request, emit func
 		return TransportError(err)
 	}
 	var res *http.Response
-	stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&res))
+	st := completionsState{emit: emit, warn: p.ep.warn, byIndex: map[int64]*completionsCall{}, open: -1}
+	watchDone := func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(r)
+		if err == nil && res != nil && res.StatusCode < 300 {
+			res.Body = &completionsDoneWatch{ReadCloser: res.Body, seen: &st.sawDone}
+		}
+		return res, err
+	}
+	stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&res), option.WithMiddleware(watchDone))
 	defer stream.Close()
-	st := completionsState{emit: emit, byIndex: map[int64]*completionsCall{}, open: -1}
 	for stream.Next() {
 		st.chunk(stream.Current())
 	}
 	if ctx.Err() != nil {
+		st.closeOpen() // an aborted answer's thinking keeps its signature too
 		return ctx.Err()
 	}
 	if err := stream.Err(); err != nil {
+		st.failed(err, req)
 		return completionsFailure(err, res)
 	}
 	return st.end(req)
+}
+
+// failed closes the open text or thinking block of a failed response, so that its
+// signature is set as on success, and keeps the usage the server reported, in an error
+// chunk (OpenRouter reports what the failed attempt cost) or before.
+func (s *completionsState) failed(err error, req Request) {
+	s.closeOpen()
+	var streamErr *ssestream.StreamError
+	if errors.As(err, &streamErr) {
+		var ev struct {
+			Usage *openai.CompletionUsage `json:"usage"`
+		}
+		if json.Unmarshal(streamErr.Event.Data, &ev) == nil && ev.Usage != nil && ev.Usage.JSON.PromptTokens.Valid() {
+			s.usage, s.hasUsage = completionsUsage(*ev.Usage), true
+		}
+	}
+	s.keepUsage(req)
+}
+
+// keepUsage reports the usage of a response that failed, with its cost: it is real.
+func (s *completionsState) keepUsage(req Request) {
+	if s.hasUsage {
+		u := s.usage
+		u.Cost = CostOf(u, req.Model.Cost)
+		s.emit(Event{Kind: Metadata, Usage: u, HasUsage: true})
+	}
 }
 
 // completionsFailure turns the SDK's error into ours: a failing HTTP status, an error
@@ -196,6 +238,7 @@ func completionsStreamError(data []byte) *Error {
 // of parallel calls may interleave.
 type completionsState struct {
 	emit func(Event)
+	warn func(format string, args ...any)
 	next int // the next block number
 
 	open     int    // the open text or thinking block, -1 when none
@@ -209,6 +252,38 @@ type completionsState struct {
 	usage      codec.Usage
 	hasUsage   bool
 	finish     string
+	// skipped: the content part types already warned about in this response.
+	skipped map[string]bool
+	// sawDone: the stream's "data: [DONE]" went by.
+	sawDone bool
+}
+
+// completionsDoneMark is how a Chat Completions stream says it is over.
+var completionsDoneMark = []byte("data: [DONE]")
+
+// completionsDoneWatch is a response body that notes whether the end mark went by (the SDK
+// does not say whether a stream ended with it or was cut short).
+type completionsDoneWatch struct {
+	io.ReadCloser
+	tail []byte // the last bytes read, for a mark split between reads
+	seen *bool
+}
+
+func (w *completionsDoneWatch) Read(p []byte) (int, error) {
+	n, err := w.ReadCloser.Read(p)
+	if n > 0 && !*w.seen {
+		keep := len(completionsDoneMark) - 1
+		head := append(w.tail, p[:min(n, keep)]...)
+		if bytes.Contains(head, completionsDoneMark) || bytes.Contains(p[:n], completionsDoneMark) {
+			*w.seen = true
+		}
+		if n >= keep {
+			w.tail = append(w.tail[:0], p[n-keep:n]...)
+		} else {
+			w.tail = append(w.tail[:0], head[max(len(head)-keep, 0):]...)
+		}
+	}
+	return n, err
 }
 
 // completionsCall is one tool call of the response. Its block starts once its name is
@@ -244,7 +319,11 @@ func (s *completionsState) chunk(c openai.ChatCompletionChunk) {
 				}
 			}
 		}
-		s.part("text", "", d.Content)
+		if raw := d.JSON.Content.Raw(); !d.JSON.Content.Valid() && strings.HasPrefix(raw, "[") {
+			s.contentParts(raw)
+		} else {
+			s.part("text", "", d.Content)
+		}
 		s.part("text", "", d.Refusal)
 		for _, tc := range d.ToolCalls {
 			s.toolFragment(tc)
@@ -253,6 +332,60 @@ func (s *completionsState) chunk(c openai.ChatCompletionChunk) {
 			s.finish = ch.FinishReason
 		}
 	}
+}
+
+// completionsPart is one typed part of a content array: {"type":"text","text":…} or
+// {"type":"thinking","thinking":[{"type":"text","text":…}]} (Mistral's reasoning models).
+type completionsPart struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Thinking json.RawMessage `json:"thinking"`
+}
+
+// contentParts reads delta.content sent as an array of typed parts. A part of a type we do
+// not know is skipped (never pasted into the answer as JSON), with one warning per type and
+// response.
+func (s *completionsState) contentParts(raw string) {
+	var parts []completionsPart
+	if err := json.Unmarshal([]byte(raw), &parts); err != nil {
+		s.skip("content array that is not a list of parts")
+		return
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			s.part("text", "", p.Text)
+		case "thinking":
+			// The thinking is a list of text parts, or (leniently) a plain string.
+			var text string
+			if json.Unmarshal(p.Thinking, &text) == nil {
+				s.part("thinking", "", text)
+				continue
+			}
+			var inner []completionsPart
+			json.Unmarshal(p.Thinking, &inner)
+			for _, in := range inner {
+				if in.Type == "text" {
+					s.part("thinking", "", in.Text)
+				} else {
+					s.skip("thinking part of type " + strconv.Quote(in.Type))
+				}
+			}
+		default:
+			s.skip("content part of type " + strconv.Quote(p.Type))
+		}
+	}
+}
+
+func (s *completionsState) skip(what string) {
+	if s.skipped[what] {
+		return
+	}
+	if s.skipped == nil {
+		s.skipped = map[string]bool{}
+	}
+	s.skipped[what] = true
+	s.warn("response %s: skipped a %s, which base-context does not read", s.responseID, what)
 }
 
 // part adds text or thinking, opening a block of that kind when another kind is open.
@@ -320,18 +453,23 @@ func (s *completionsState) startCall(c *completionsCall) {
 
 // end finishes a stream that ended cleanly: without a finish reason it is incomplete.
 func (s *completionsState) end(req Request) error {
+	s.closeOpen()
+	fail := func(err *Error) error {
+		s.keepUsage(req)
+		return err
+	}
 	stop := codec.StopReasonStop
 	switch s.finish {
 	case "":
-		return NoFinish()
+		return fail(NoFinish())
 	case "length", "max_tokens":
 		stop = codec.StopReasonLength
 	case "tool_calls", "function_call":
 		stop = codec.StopReasonToolUse
 	case "content_filter":
-		return StreamError("content_filter", "the response was stopped by the provider's content filter")
+		return fail(StreamError("content_filter", "the response was stopped by the provider's content filter"))
 	case "error":
-		return StreamError("", `the provider ended the response with finish_reason "error"`)
+		return fail(StreamError("", `the provider ended the response with finish_reason "error"`))
 	default: // "stop", and the "eos", "end_turn"... of some servers
 		if len(s.calls) > 0 {
 			// Some servers say "stop" after tool calls; the calls are what counts.
@@ -343,7 +481,6 @@ func (s *completionsState) end(req Request) error {
 			s.startCall(c) // a call whose name never came
 		}
 	}
-	s.closeOpen()
 	for _, c := range s.calls {
 		s.emit(Event{Kind: BlockEnd, Block: c.block})
 	}
@@ -351,13 +488,29 @@ func (s *completionsState) end(req Request) error {
 	if s.hasUsage {
 		done.Usage, done.HasUsage = s.usage, true
 		done.Usage.Cost = CostOf(s.usage, req.Model.Cost)
+	} else {
+		// We always ask for usage (stream_options.include_usage). The answer is whole; its
+		// zeros are not real counts.
+		why := "the stream stopped after its finish reason, before the usage chunk and [DONE]"
+		if s.sawDone {
+			why = "the server sent none, though stream_options.include_usage asked for it"
+		}
+		s.warn("response %s of %s came without usage (%s): its tokens and cost are unknown and counted as 0",
+			s.responseID, req.Model.ID, why)
 	}
 	s.emit(done)
 	return nil
 }
 
-// completionsUsage maps usage: prompt_tokens counts cached and cache-written tokens too, so
-// input is what remains. DeepSeek reports its cache hits in a field of its own.
+// completionsUsage maps usage. OpenAI's prompt_tokens counts cached and cache-written tokens
+// too, and completion_tokens the reasoning tokens (total_tokens = prompt + completion); some
+// compatible servers count the cache's tokens apart (total = prompt + completion + cached +
+// written: input is prompt_tokens itself), others the reasoning tokens (xAI: total = prompt
+// + completion + reasoning: output adds them). The numbers tell the conventions apart:
+// total_tokens when the server sends one, else cached tokens that do not fit in
+// prompt_tokens. Input is never negative, nor zero by subtracting tokens prompt_tokens did
+// not count, and totalTokens is the server's own total when it sends one. DeepSeek reports
+// its cache hits in a field of its own.
 func completionsUsage(u openai.CompletionUsage) codec.Usage {
 	cached := u.PromptTokensDetails.CachedTokens
 	if hit, ok := u.JSON.ExtraFields["prompt_cache_hit_tokens"]; ok && cached == 0 {
@@ -365,13 +518,34 @@ func completionsUsage(u openai.CompletionUsage) codec.Usage {
 		cached = n
 	}
 	write := u.PromptTokensDetails.CacheWriteTokens
-	out := codec.Usage{
-		Input:      max(u.PromptTokens-cached-write, 0),
-		Output:     u.CompletionTokens,
-		CacheRead:  cached,
-		CacheWrite: write,
+	reasoning := u.CompletionTokensDetails.ReasoningTokens
+	prompt, completion, total := u.PromptTokens, u.CompletionTokens, u.TotalTokens
+	cache := cached + write
+	var cacheApart, reasoningApart bool
+	switch extra := total - prompt - completion; {
+	case total <= 0:
+		cacheApart = cache > 0 && cache >= prompt
+	case extra == 0:
+	case cache > 0 && extra == cache:
+		cacheApart = true
+	case reasoning > 0 && extra == reasoning:
+		reasoningApart = true
+	case cache > 0 && reasoning > 0 && extra == cache+reasoning:
+		cacheApart, reasoningApart = true, true
+	default: // a total of another convention: trust prompt_tokens as far as it goes
+		cacheApart = cache > 0 && cache >= prompt
+	}
+	out := codec.Usage{Input: prompt, Output: completion, CacheRead: cached, CacheWrite: write}
+	if !cacheApart {
+		out.Input = max(prompt-cache, 0)
+	}
+	if reasoningApart {
+		out.Output += reasoning
 	}
 	out.TotalTokens = out.Input + out.Output + out.CacheRead + out.CacheWrite
+	if total > 0 {
+		out.TotalTokens = total
+	}
 	return out
 }
 
@@ -424,18 +598,11 @@ func completionsMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 		if len(toolImages) == 0 {
 			return
 		}
-		parts := append([]openai.ChatCompletionContentPartUnionParam{completionsTextPart("Attached image(s) from the tool result(s) above:")}, toolImages...)
+		parts := append([]openai.ChatCompletionContentPartUnionParam{completionsTextPart(ToolImagesIntro)}, toolImages...)
 		out = append(out, completionsUser(parts))
 		toolImages = nil
 	}
-	for _, m := range req.Messages {
-		m = AsUserMessage(m)
-		if m == nil {
-			continue
-		}
-		if _, ok := m.(*codec.ToolResultMessage); !ok {
-			flushImages()
-		}
+	eachContextMessage(req.Messages, flushImages, func(m codec.Message) {
 		switch m := m.(type) {
 		case *codec.UserMessage:
 			if m.Blocks == nil {
@@ -448,22 +615,16 @@ func completionsMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 				out = append(out, a)
 			}
 		case *codec.ToolResultMessage:
-			var text []string
-			for _, c := range m.Content {
-				switch c := c.(type) {
-				case *codec.TextContent:
-					text = append(text, c.Text)
-				case *codec.ImageContent:
-					toolImages = append(toolImages, completionsImagePart(c))
-				}
+			text, images := toolResultParts(m)
+			for _, c := range images {
+				toolImages = append(toolImages, completionsImagePart(c))
 			}
 			out = append(out, openai.ChatCompletionMessageParamUnion{OfTool: &openai.ChatCompletionToolMessageParam{
 				ToolCallID: m.ToolCallID,
-				Content:    openai.ChatCompletionToolMessageParamContentUnion{OfString: openai.String(strings.Join(text, "\n"))},
+				Content:    openai.ChatCompletionToolMessageParamContentUnion{OfString: openai.String(text)},
 			}})
 		}
-	}
-	flushImages()
+	})
 	return out
 }
 

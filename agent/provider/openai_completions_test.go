@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/basecontext/base-context/agent/provider"
@@ -482,18 +483,18 @@ func TestCompletionsCompatibleServers(t *testing.T) {
 		{"clean end without [DONE] after the finish", completionsSSE(delta(`{"content":"hi"}`), finish("stop")),
 			`meta(gen-1) start#0(text) delta*1(hi) end#0 done(stop)`},
 		{"clean end without a finish", completionsSSE(delta(`{"content":"hi"}`)),
-			`meta(gen-1) start#0(text) delta*1(hi) error(` + provider.MsgNoFinish + ` retryable)`},
+			`meta(gen-1) start#0(text) delta*1(hi) end#0 error(` + provider.MsgNoFinish + ` retryable)`},
 		{"[DONE] without a finish", completionsSSE(delta(`{"content":"hi"}`), "[DONE]"),
-			`meta(gen-1) start#0(text) delta*1(hi) error(` + provider.MsgNoFinish + ` retryable)`},
+			`meta(gen-1) start#0(text) delta*1(hi) end#0 error(` + provider.MsgNoFinish + ` retryable)`},
 		{"content filter", completionsSSE(delta(`{"content":"hi"}`), finish("content_filter"), "[DONE]"),
-			`meta(gen-1) start#0(text) delta*1(hi) error(content_filter: the response was stopped by the provider's content filter final)`},
+			`meta(gen-1) start#0(text) delta*1(hi) end#0 error(content_filter: the response was stopped by the provider's content filter final)`},
 		{"error chunk with a numeric code (OpenRouter)", completionsSSE(delta(`{"content":"hi"}`),
 			`{`+id+`,"error":{"code":502,"message":"Provider returned error"},"choices":[{"index":0,"delta":{},"finish_reason":"error"}]}`),
-			`meta(gen-1) start#0(text) delta*1(hi) error(502: Provider returned error final)`},
+			`meta(gen-1) start#0(text) delta*1(hi) end#0 error(502: Provider returned error final)`},
 		{"error chunk with a string", completionsSSE(`{"error":"upstream timeout"}`),
 			`error(upstream timeout retryable)`},
 		{"a chunk that is not JSON", completionsSSE(delta(`{"content":"hi"}`), `{oops`),
-			`meta(gen-1) start#0(text) delta*1(hi) error(the response stream held a chunk that is not a chat completion chunk`},
+			`meta(gen-1) start#0(text) delta*1(hi) end#0 error(the response stream held a chunk that is not a chat completion chunk`},
 		{"refusal", completionsSSE(delta(`{"refusal":"I can't."}`), finish("stop"), "[DONE]"),
 			`meta(gen-1) start#0(text) delta*1(I can't.) end#0 done(stop)`},
 	} {
@@ -692,11 +693,11 @@ func completionsAssemble(o completionsOutcome) *codec.AssistantMessage {
 	for _, b := range o.Blocks {
 		switch b.Kind {
 		case "text":
-			m.Content = append(m.Content, &codec.TextContent{Text: b.Text})
+			m.Content = append(m.Content, &codec.TextContent{Text: b.Text, TextSignature: b.Sig})
 		case "thinking":
 			m.Content = append(m.Content, &codec.ThinkingContent{Thinking: b.Text, ThinkingSignature: b.Sig})
 		case "toolCall":
-			m.Content = append(m.Content, &codec.ToolCall{ID: b.ID, Name: b.Name, Arguments: json.RawMessage(b.Text)})
+			m.Content = append(m.Content, &codec.ToolCall{ID: b.ID, Name: b.Name, Arguments: json.RawMessage(b.Text), ThoughtSignature: b.Sig})
 		}
 	}
 	return m
@@ -826,9 +827,120 @@ func FuzzCompletionsStream(f *testing.F) {
 	f.Add(completionsSSE(`{`+id+`"delta":{"reasoning":"x","tool_calls":[{"id":"a","function":{"name":"n"}}]}}]}`, `{`+id+`"delta":{"content":"y"},"finish_reason":"tool_calls"}]}`))
 	f.Add("data: {\"error\":{\"code\":1}}\n\n")
 	f.Add("data: [DONE]\n\n")
+	f.Add(completionsSSE(`{`+id+`"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"t"}]},{"type":"x"}]}}]}`,
+		`{`+id+`"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"total_tokens":9,"prompt_tokens_details":{"cached_tokens":8}}}`))
 	f.Fuzz(func(t *testing.T, body string) {
 		raw := &completionsRaw{body: body}
 		evs, err := playEvents(context.Background(), raw.provider(provider.Endpoint{}), completionsRequest())
 		completionsCollect(t, evs, err)
 	})
+}
+
+// completionsQuirk plays a raw stream and returns the rendered events (with the usage of
+// metadata events, which a failed response keeps), the error and the warnings.
+func completionsQuirk(t *testing.T, body string) (string, []string) {
+	t.Helper()
+	var warnings []string
+	raw := &completionsRaw{body: body}
+	p := raw.provider(provider.Endpoint{Warn: func(msg string) { warnings = append(warnings, msg) }})
+	evs, err := playEvents(context.Background(), p, completionsRequest())
+	completionsCollect(t, evs, err)
+	got := completionsSummary(evs)
+	for _, e := range evs {
+		if e.Kind == provider.Metadata && e.HasUsage {
+			u := e.Usage
+			got += fmt.Sprintf(" usage(%d/%d/%d/%d=%d cost=%.5f)", u.Input, u.Output, u.CacheRead, u.CacheWrite, u.TotalTokens, u.Cost.Total)
+		}
+	}
+	if err != nil {
+		got += " error(" + err.Error() + ")"
+	}
+	return got, warnings
+}
+
+// The quirks of compatible servers on real traffic (issue 17): content arrays, the usage
+// conventions, usage in error chunks, signatures of failed responses, usage that never came.
+func TestCompletionsQuirks(t *testing.T) {
+	const id = `"id":"q-1","object":"chat.completion.chunk","created":1,"model":"m"`
+	delta := func(d string) string {
+		return `{` + id + `,"choices":[{"index":0,"delta":` + d + `,"finish_reason":null}]}`
+	}
+	finish := func(r, usage string) string {
+		if usage != "" {
+			usage = `,"usage":` + usage
+		}
+		return `{` + id + `,"choices":[{"index":0,"delta":{},"finish_reason":"` + r + `"}]` + usage + `}`
+	}
+	for _, tc := range []struct {
+		name, body, want, warning string
+	}{
+		{"content array of thinking and text parts (Mistral)", completionsSSE(
+			delta(`{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Two and"}]}]}`),
+			delta(`{"content":[{"type":"thinking","thinking":[{"type":"text","text":" two."}]}]}`),
+			delta(`{"content":[{"type":"text","text":"4"}]}`), delta(`{"content":"."}`),
+			finish("stop", `{"prompt_tokens":10,"completion_tokens":46,"total_tokens":56}`)),
+			`meta(q-1) start#0(thinking) delta*2(Two and two.) end#0 start#1(text) delta*2(4.) end#1 done(stop 10/46/0/0=56 cost=0.00039)`, ""},
+		{"unknown content part skipped with a warning", completionsSSE(
+			delta(`{"content":[{"type":"reference","reference_ids":[1]},{"type":"text","text":"Hi"}]}`),
+			delta(`{"content":[{"type":"reference","reference_ids":[2]}]}`),
+			finish("stop", `{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}`)),
+			`meta(q-1) start#0(text) delta*1(Hi) end#0 done(stop 1/1/0/0=2 cost=0.00001)`,
+			`response q-1: skipped a content part of type "reference", which base-context does not read`},
+		{"prompt_tokens without the cached tokens, told by total_tokens", completionsSSE(delta(`{"content":"hi"}`),
+			finish("stop", `{"prompt_tokens":200,"completion_tokens":50,"total_tokens":1050,"prompt_tokens_details":{"cached_tokens":800}}`)),
+			`meta(q-1) start#0(text) delta*1(hi) end#0 done(stop 200/50/800/0=1050 cost=0.00120)`, ""},
+		{"prompt_tokens without the cached tokens, no total: never zero by subtraction", completionsSSE(delta(`{"content":"hi"}`),
+			finish("stop", `{"prompt_tokens":200,"completion_tokens":50,"prompt_tokens_details":{"cached_tokens":800}}`)),
+			`meta(q-1) start#0(text) delta*1(hi) end#0 done(stop 200/50/800/0=1050 cost=0.00120)`, ""},
+		{"prompt_tokens with the cached tokens (OpenAI), total kept", completionsSSE(delta(`{"content":"hi"}`),
+			finish("stop", `{"prompt_tokens":1000,"completion_tokens":50,"total_tokens":1050,"prompt_tokens_details":{"cached_tokens":800}}`)),
+			`meta(q-1) start#0(text) delta*1(hi) end#0 done(stop 200/50/800/0=1050 cost=0.00120)`, ""},
+		{"usage in an error chunk kept on the failed message (OpenRouter)", completionsSSE(delta(`{"content":"hi"}`),
+			`{`+id+`,"error":{"code":502,"message":"Provider returned error"},"choices":[{"index":0,"delta":{},"finish_reason":"error"}],`+
+				`"usage":{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110}}`),
+			`meta(q-1) start#0(text) delta*1(hi) end#0 meta() usage(100/10/0/0=110 cost=0.00028) error(502: Provider returned error)`, ""},
+		{"a thinking block of a failed response keeps its signature", completionsSSE(delta(`{"reasoning_content":"Hmm"}`),
+			`{"error":{"message":"upstream timeout"}}`),
+			`meta(q-1) start#0(thinking) delta*1(Hmm) end#0(reasoning_content) error(upstream timeout)`, ""},
+		{"a stream without a finish: its thinking keeps its signature, its usage is kept", completionsSSE(delta(`{"reasoning_content":"Hmm"}`),
+			`{`+id+`,"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`, "[DONE]"),
+			`meta(q-1) start#0(thinking) delta*1(Hmm) end#0(reasoning_content) meta() usage(10/2/0/0=12 cost=0.00004) error(` + provider.MsgNoFinish + `)`, ""},
+		{"content filter keeps the usage", completionsSSE(delta(`{"content":"Once"}`),
+			finish("content_filter", `{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}`)),
+			`meta(q-1) start#0(text) delta*1(Once) end#0 meta() usage(10/2/0/0=12 cost=0.00004) error(content_filter: the response was stopped by the provider's content filter)`, ""},
+		{"finish, then the end before the usage chunk and [DONE]", completionsSSE(delta(`{"content":"whole answer"}`), finish("stop", "")),
+			`meta(q-1) start#0(text) delta*1(whole answer) end#0 done(stop)`,
+			`response q-1 of mock-gpt came without usage (the stream stopped after its finish reason, before the usage chunk and [DONE]): its tokens and cost are unknown and counted as 0`},
+		{"[DONE] without usage", completionsSSE(delta(`{"content":"whole answer"}`), finish("stop", ""), "[DONE]"),
+			`meta(q-1) start#0(text) delta*1(whole answer) end#0 done(stop)`,
+			`response q-1 of mock-gpt came without usage (the server sent none, though stream_options.include_usage asked for it): its tokens and cost are unknown and counted as 0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, warnings := completionsQuirk(t, tc.body)
+			if got != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+			if strings.Join(warnings, "\n") != tc.warning {
+				t.Errorf("warnings %q, want %q", warnings, tc.warning)
+			}
+		})
+	}
+}
+
+// The end mark is seen even when it arrives one byte at a time.
+func TestCompletionsDoneMarkSplitAcrossReads(t *testing.T) {
+	body := completionsSSE(`{"id":"q-1","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}`, "[DONE]")
+	client := &http.Client{Transport: completionsRoundTrip(func(req *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(body))), Request: req}, nil
+	})}
+	var warnings []string
+	p := provider.NewOpenAICompletions(provider.Endpoint{BaseURL: "http://compat.test/v1", HTTPClient: client,
+		Warn: func(msg string) { warnings = append(warnings, msg) }})
+	if _, err := playEvents(context.Background(), p, completionsRequest()); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "the server sent none") {
+		t.Errorf("warnings %q", warnings)
+	}
 }

@@ -494,17 +494,7 @@ func responsesReasoningItem(c *codec.ThinkingContent, own bool) (responses.Respo
 // images as a list.
 func responsesToolResult(m *codec.ToolResultMessage) responses.ResponseInputItemUnionParam {
 	callID, _ := responsesSplitID(m.ToolCallID)
-	var texts []string
-	var images []*codec.ImageContent
-	for _, c := range m.Content {
-		switch c := c.(type) {
-		case *codec.TextContent:
-			texts = append(texts, c.Text)
-		case *codec.ImageContent:
-			images = append(images, c)
-		}
-	}
-	text := strings.Join(texts, "\n")
+	text, images := toolResultParts(m)
 	if m.IsError {
 		text = responsesErrorPrefix + text
 	}

@@ -1,5 +1,6 @@
 // Package mockserver plays the scripts of the scripted provider over the wire protocols of
-// the real APIs (OpenAI Chat Completions, OpenAI Responses, Anthropic Messages), so that one
+// the real APIs (OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Google
+// Gemini), so that one
 // script drives the offline provider and the real providers alike. Tests use it in process;
 // the acceptance tests start it as a testscript command.
 //
@@ -58,6 +59,7 @@ func New(script *provider.Script) *Server {
 		"/v1/chat/completions": chatCompletions,
 		"/v1/responses":        responses,
 		"/v1/messages":         messages,
+		"/v1beta/models/":      gemini, // models/{model}:streamGenerateContent
 	} {
 		mux.HandleFunc("POST "+path, s.handler(p))
 	}
@@ -227,4 +229,19 @@ func ToolArgs(tc provider.ScriptToolCall) string {
 		b.WriteString(a)
 	}
 	return b.String()
+}
+
+// Recording serves a recorded response body (see testdata/recordings) to every request: as
+// an SSE stream, or with status != 0 as a JSON error body with that status.
+func Recording(body []byte, status int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if status != 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+		} else {
+			w.Header().Set("Content-Type", "text/event-stream")
+		}
+		w.Write(body)
+	})
 }
