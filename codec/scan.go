@@ -171,6 +171,16 @@ func validString(b []byte, i int) (int, bool) {
 	}
 }
 
+// View is Str without a copy when the value has no escapes: the string shares obj's memory,
+// so it is for comparing and reading while obj is valid, never for keeping.
+func (m Member) View(obj []byte) string {
+	raw := m.Raw(obj)
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return UnsafeString(raw[1 : len(raw)-1])
+	}
+	return m.Str(obj)
+}
+
 // The functions below assume valid JSON.
 
 // SkipString returns the index after the closing quote of the string whose body starts at i

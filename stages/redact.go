@@ -29,6 +29,8 @@ type Redact struct {
 	// form of the last update, its messageId and its redacted snapshot.
 	full     bool
 	lastID   []byte
+	idBuf    []byte // holds lastID, reused
+	out      []byte // the line written last, valid until the next Push
 	lastSnap []byte
 
 	// The parts of a snapshot around its content last found to need no redaction.
@@ -171,7 +173,7 @@ func (s *Redact) Push(f *Frame, emit Emit) error {
 		var m [4]codec.Member
 		f.members(updateKeys, m[:])
 		msg := m[3].Raw(line)
-		if codec.Find(msg, "role").Str(msg) == "assistant" {
+		if codec.Find(msg, "role").View(msg) == "assistant" {
 			if f.Type() == codec.TypeMessageEnd {
 				var id []byte
 				if m[1].Exists() {
@@ -254,7 +256,8 @@ func (s *Redact) generic(f *Frame, emit Emit) error {
 	if len(s.js.edits) == 0 {
 		return emit(f)
 	}
-	return emit(f.Edited(codec.Splice(make([]byte, 0, len(line)+64), line, s.js.edits...)))
+	s.out = codec.Splice(s.out[:0], line, s.js.edits...)
+	return emit(f.Edited(s.out))
 }
 
 // update redacts an encoded message_update, in either form.
@@ -267,7 +270,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		return s.generic(f, emit)
 	}
 	ev := parseNestedEvent(ame.Raw(line))
-	typ := ev.str(evType)
+	typ := ev.typ()
 	b := s.block(ev.index(), typ)
 
 	// The block's transition first: a snapshot shows the state after it.
@@ -338,14 +341,16 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 	})
 	out := line
 	if len(s.js.edits) > 0 {
-		out = codec.Splice(make([]byte, 0, len(line)+64), line, s.js.edits...)
+		s.out = codec.Splice(s.out[:0], line, s.js.edits...)
+		out = s.out
 	}
 
 	// Remember what a block left open at the end would need.
 	s.full = msg.Exists() || ev.has(evPartial)
 	s.lastID = nil
 	if idM.Exists() {
-		s.lastID = append(s.lastID[:0], idM.Raw(line)...)
+		s.idBuf = append(s.idBuf[:0], idM.Raw(line)...)
+		s.lastID = s.idBuf
 	}
 	var snap []byte
 	if s.full {
@@ -436,7 +441,7 @@ func (s *Redact) content(b []byte, cs int) int {
 		}
 		blk := s.blocks[n]
 		field := ""
-		switch codec.Find(b[evs:], "type").Str(b[evs:]) {
+		switch codec.Find(b[evs:], "type").View(b[evs:]) {
 		case "text":
 			if blk.kind == blockText {
 				field = "text"

@@ -123,6 +123,7 @@ type elemHook func(n, vs int) (ve int, handled bool)
 type jsonRedactor struct {
 	r     *Redactor
 	edits []codec.Edit
+	enc   []byte // the texts of edits, one after another
 	dec   []byte
 	text  []byte
 	spans []span
@@ -179,7 +180,7 @@ func rulesOf(dst []int, spans []span) []int {
 	return dst
 }
 
-func (j *jsonRedactor) reset() { j.edits = j.edits[:0] }
+func (j *jsonRedactor) reset() { j.edits, j.enc = j.edits[:0], j.enc[:0] }
 
 // value walks the value at i of b (valid JSON); kind is the kind of its member's name.
 func (j *jsonRedactor) value(b []byte, i int, kind int) int {
@@ -236,8 +237,10 @@ func (j *jsonRedactor) str(b []byte, start, end int, kind int) {
 
 // replace edits [start, end) to the JSON string of text.
 func (j *jsonRedactor) replace(start, end int, text []byte) {
-	j.edits = append(j.edits, codec.Edit{Start: start, End: end,
-		Text: codec.AppendString(make([]byte, 0, len(text)+16), codec.UnsafeString(text))})
+	// Appending may move j.enc: the texts of earlier edits stay where they were, unchanged.
+	from := len(j.enc)
+	j.enc = codec.AppendString(j.enc, codec.UnsafeString(text))
+	j.edits = append(j.edits, codec.Edit{Start: start, End: end, Text: j.enc[from:len(j.enc):len(j.enc)]})
 }
 
 // object walks the object at i; hook, when not nil, may take over members' values.

@@ -18,6 +18,7 @@ type Frame struct {
 	line    []byte
 	typ     string
 	checked bool
+	indexed bool // index holds the members of line
 	err     error
 	index   codec.Index // top-level members, recorded by Check
 }
@@ -31,6 +32,13 @@ func EventFrame(e codec.Event) *Frame {
 // valid for as long as line is, which for a reader's frames is until Push returns.
 func LineFrame(line []byte, lineNo int) *Frame {
 	return &Frame{line: line, LineNo: lineNo}
+}
+
+// reuse makes f the frame of another line, keeping its storage: a reader pushes every line
+// in the same frame, so reading a stream allocates nothing per line.
+func (f *Frame) reuse(line []byte, lineNo int) *Frame {
+	f.Event, f.LineNo, f.line, f.typ, f.checked, f.indexed, f.err = nil, lineNo, line, "", false, false, nil
+	return f
 }
 
 // Line returns the frame's encoded line, encoding a typed event on first use. A stage that
@@ -59,9 +67,10 @@ func (f *Frame) Check() error {
 		f.checked = true
 		f.err = codec.CheckObjectIndexed(f.line, &f.index)
 		if f.err == nil {
+			f.indexed = true
 			var t [1]codec.Member
 			f.index.FindEach(typeKey, t[:])
-			f.typ = t[0].Str(f.line)
+			f.typ = eventType(f.line, t[0])
 		}
 	}
 	return f.err
@@ -78,18 +87,43 @@ func (f *Frame) Type() string {
 // Edited gives the frame line, a valid edit of its line made by the stage holding it, and
 // returns it. The stage owns the frame during Push, so it is changed in place.
 func (f *Frame) Edited(line []byte) *Frame {
-	f.line, f.Event = line, nil
-	f.index = codec.Index{}
+	f.line, f.Event, f.indexed = line, nil, false
 	return f
 }
 
 var typeKey = []string{"type"}
 
+// knownTypes holds the event and update types of the spec, so that the type read from a line
+// is one of these strings rather than a copy made for each line.
+var knownTypes = func() map[string]string {
+	m := map[string]string{}
+	for _, t := range []string{codec.TypeSession, codec.TypeAgentStart, codec.TypeAgentEnd,
+		codec.TypeTurnStart, codec.TypeTurnEnd, codec.TypeMessageStart, codec.TypeMessageUpdate,
+		codec.TypeMessageEnd, codec.TypeToolExecutionStart, codec.TypeToolExecutionUpdate,
+		codec.TypeToolExecutionEnd, codec.TypeSessionActionUpdate, codec.TypeCompactionStart,
+		codec.TypeCompactionEnd, codec.TypeAutoRetryStart, codec.TypeAutoRetryEnd,
+		codec.UpdateTextStart, codec.UpdateTextDelta, codec.UpdateTextEnd,
+		codec.UpdateThinkingStart, codec.UpdateThinkingDelta, codec.UpdateThinkingEnd,
+		codec.UpdateToolCallStart, codec.UpdateToolCallDelta, codec.UpdateToolCallEnd,
+		"start", "done", "error"} {
+		m[t] = t
+	}
+	return m
+}()
+
+// eventType is the string value of member m of obj (a type), "" when it is not a string.
+func eventType(obj []byte, m codec.Member) string {
+	if t, ok := knownTypes[m.View(obj)]; ok {
+		return t
+	}
+	return m.Str(obj)
+}
+
 // members finds the first top-level member named by each of keys in the frame's line,
 // from the index made when the line was checked when there is one.
 func (f *Frame) members(keys []string, found []codec.Member) {
 	line := f.Line()
-	if f.index.Indexed(line) {
+	if f.indexed && f.index.Indexed(line) {
 		f.index.FindEach(keys, found)
 		return
 	}
