@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/basecontext/base-context/codec"
@@ -141,6 +142,9 @@ func (d *Deltas) raw(f *Frame) (out []byte, ok bool) {
 // toolcall_start, adds the started block's {id, name}; its text is appended to buf.
 func deltaEvent(buf, line []byte, ame, msg codec.Member) (codec.Edit, bool) {
 	ev := ame.Raw(line)
+	if !mayNeedDeltaEdit(ev) {
+		return codec.Edit{}, false
+	}
 	n := parseNestedEvent(ev)
 	partial := n.member(evPartial)
 	needRef := n.typ() == codec.UpdateToolCallStart && !n.has(evToolCall)
@@ -173,6 +177,20 @@ func deltaEvent(buf, line []byte, ame, msg codec.Member) (codec.Edit, bool) {
 		}
 	}
 	return codec.Edit{Start: ame.ValStart, End: ame.ValEnd, Text: text}, true
+}
+
+// mayNeedDeltaEdit tells most events already in the delta form without walking them: those
+// that start with a plain "type" other than toolcall_start and have no "partial" member.
+func mayNeedDeltaEdit(ev []byte) bool {
+	rest, ok := bytes.CutPrefix(ev, []byte(`{"type":"`))
+	if !ok {
+		return true
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 || string(rest[:end]) == codec.UpdateToolCallStart {
+		return true
+	}
+	return bytes.Contains(rest[end:], []byte(`"partial"`))
 }
 
 func isEmptyObject(open []byte) bool {

@@ -93,28 +93,67 @@ func (f *Frame) Edited(line []byte) *Frame {
 
 var typeKey = []string{"type"}
 
-// knownTypes holds the event and update types of the spec, so that the type read from a line
-// is one of these strings rather than a copy made for each line.
-var knownTypes = func() map[string]string {
-	m := map[string]string{}
-	for _, t := range []string{codec.TypeSession, codec.TypeAgentStart, codec.TypeAgentEnd,
-		codec.TypeTurnStart, codec.TypeTurnEnd, codec.TypeMessageStart, codec.TypeMessageUpdate,
-		codec.TypeMessageEnd, codec.TypeToolExecutionStart, codec.TypeToolExecutionUpdate,
-		codec.TypeToolExecutionEnd, codec.TypeSessionActionUpdate, codec.TypeCompactionStart,
-		codec.TypeCompactionEnd, codec.TypeAutoRetryStart, codec.TypeAutoRetryEnd,
-		codec.UpdateTextStart, codec.UpdateTextDelta, codec.UpdateTextEnd,
-		codec.UpdateThinkingStart, codec.UpdateThinkingDelta, codec.UpdateThinkingEnd,
-		codec.UpdateToolCallStart, codec.UpdateToolCallDelta, codec.UpdateToolCallEnd,
-		"start", "done", "error"} {
-		m[t] = t
-	}
-	return m
-}()
-
-// eventType is the string value of member m of obj (a type), "" when it is not a string.
+// eventType is the string value of member m of obj (a type), "" when it is not a string. The
+// event and update types of the spec are returned as constants, not as copies made for each
+// line.
 func eventType(obj []byte, m codec.Member) string {
-	if t, ok := knownTypes[m.View(obj)]; ok {
-		return t
+	switch m.View(obj) {
+	case codec.TypeSession:
+		return codec.TypeSession
+	case codec.TypeAgentStart:
+		return codec.TypeAgentStart
+	case codec.TypeAgentEnd:
+		return codec.TypeAgentEnd
+	case codec.TypeTurnStart:
+		return codec.TypeTurnStart
+	case codec.TypeTurnEnd:
+		return codec.TypeTurnEnd
+	case codec.TypeMessageStart:
+		return codec.TypeMessageStart
+	case codec.TypeMessageUpdate:
+		return codec.TypeMessageUpdate
+	case codec.TypeMessageEnd:
+		return codec.TypeMessageEnd
+	case codec.TypeToolExecutionStart:
+		return codec.TypeToolExecutionStart
+	case codec.TypeToolExecutionUpdate:
+		return codec.TypeToolExecutionUpdate
+	case codec.TypeToolExecutionEnd:
+		return codec.TypeToolExecutionEnd
+	case codec.TypeSessionActionUpdate:
+		return codec.TypeSessionActionUpdate
+	case codec.TypeCompactionStart:
+		return codec.TypeCompactionStart
+	case codec.TypeCompactionEnd:
+		return codec.TypeCompactionEnd
+	case codec.TypeAutoRetryStart:
+		return codec.TypeAutoRetryStart
+	case codec.TypeAutoRetryEnd:
+		return codec.TypeAutoRetryEnd
+	case codec.UpdateTextStart:
+		return codec.UpdateTextStart
+	case codec.UpdateTextDelta:
+		return codec.UpdateTextDelta
+	case codec.UpdateTextEnd:
+		return codec.UpdateTextEnd
+	case codec.UpdateThinkingStart:
+		return codec.UpdateThinkingStart
+	case codec.UpdateThinkingDelta:
+		return codec.UpdateThinkingDelta
+	case codec.UpdateThinkingEnd:
+		return codec.UpdateThinkingEnd
+	case codec.UpdateToolCallStart:
+		return codec.UpdateToolCallStart
+	case codec.UpdateToolCallDelta:
+		return codec.UpdateToolCallDelta
+	case codec.UpdateToolCallEnd:
+		return codec.UpdateToolCallEnd
+	case "start":
+		return "start"
+	case "done":
+		return "done"
+	case "error":
+		return "error"
 	}
 	return m.Str(obj)
 }
