@@ -338,7 +338,9 @@ func validStringSimple(b []byte, i int) (int, bool) {
 func FuzzValidString(f *testing.F) {
 	for _, s := range []string{`plain"`, `0123456789abcdef"rest`, `é ünïcödé 😀 and more text"`,
 		"1234567\xff\"", "12345678\xe2\x82\"", `ab\"cd\\ef\n\u00e9\uD83D\uDE00"`, "tab\there\"",
-		"\x7f\x80\"", `"`, `\`, `\u12`, "no end", strings.Repeat("xé", 40) + `"`, "abcdefg\x1f\""} {
+		"\x7f\x80\"", `"`, `\`, `\u12`, "no end", strings.Repeat("xé", 40) + `"`, "abcdefg\x1f\"",
+		strings.Repeat("abcdefgh", 9) + `"`, strings.Repeat("abcdefgh", 4) + "abcde\x01" + strings.Repeat("z", 30) + `"`,
+		strings.Repeat("0123456789", 5) + `\"` + strings.Repeat("é", 20) + "\xc3\""} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
