@@ -292,7 +292,9 @@ func FuzzSkipValue(f *testing.F) {
 	})
 }
 
-// validStringSimple is the plain byte-at-a-time string scanner validString must agree with.
+// validStringSimple is the plain byte-at-a-time string scanner validString must agree with
+// (escapes are checked by the same validEscape: what is tested is the crossing of the runs
+// between them).
 func validStringSimple(b []byte, i int) (int, bool) {
 	for i < len(b) {
 		switch c := b[i]; {
@@ -301,23 +303,8 @@ func validStringSimple(b []byte, i int) (int, bool) {
 		case c < 0x20:
 			return i, false
 		case c == '\\':
-			if i+1 >= len(b) {
-				return i, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) {
-					return i, false
-				}
-				for _, h := range b[i+2 : i+6] {
-					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-						return i, false
-					}
-				}
-				i += 6
-			default:
+			var ok bool
+			if i, ok = validEscape(b, i); !ok {
 				return i, false
 			}
 		case c >= utf8.RuneSelf:

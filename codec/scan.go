@@ -179,28 +179,34 @@ func validString(b []byte, i int) (int, bool) {
 		if b[i] == '"' {
 			return i + 1, true
 		}
-		// An escape.
-		if i+1 >= len(b) {
-			return i, false
-		}
-		switch b[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i += 2
-		case 'u':
-			if i+6 > len(b) {
-				return i, false
-			}
-			for _, h := range b[i+2 : i+6] {
-				if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-					return i, false
-				}
-			}
-			i += 6
-		default:
+		var ok bool
+		if i, ok = validEscape(b, i); !ok {
 			return i, false
 		}
 		run, high = i, 0
 	}
+}
+
+// validEscape checks the escape at b[i] (a backslash) and returns the index after it.
+func validEscape(b []byte, i int) (int, bool) {
+	if i+1 >= len(b) {
+		return i, false
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 2, true
+	case 'u':
+		if i+6 > len(b) {
+			return i, false
+		}
+		for _, h := range b[i+2 : i+6] {
+			if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+				return i, false
+			}
+		}
+		return i + 6, true
+	}
+	return i, false
 }
 
 // View is Str without a copy when the value has no escapes: the string shares obj's memory,
