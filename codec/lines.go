@@ -279,10 +279,7 @@ func (lw *LineWriter) Flush() error {
 		return nil
 	}
 	err := lw.write(lw.buf)
-	if cap(lw.buf) > 4*batchSize {
-		lw.buf = nil // an event encoded into it was huge: do not keep that much
-	}
-	lw.buf = lw.buf[:0]
+	lw.buf = lw.buf[:0] // kept: the next event encoded into it is likely as large
 	return err
 }
 
