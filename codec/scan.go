@@ -138,19 +138,8 @@ func validString(b []byte, i int) (int, bool) {
 	run := i // start of the run of plain characters being crossed
 	var high uint64
 	for {
-		// Find the first '"', '\\' or control character at or after i: 32 bytes at a time
-		// through long runs, then 8.
-		for i+32 <= len(b) {
-			v0 := binary.LittleEndian.Uint64(b[i:])
-			v1 := binary.LittleEndian.Uint64(b[i+8:])
-			v2 := binary.LittleEndian.Uint64(b[i+16:])
-			v3 := binary.LittleEndian.Uint64(b[i+24:])
-			if specials(v0)|specials(v1)|specials(v2)|specials(v3) != 0 {
-				break
-			}
-			high |= v0 | v1 | v2 | v3
-			i += 32
-		}
+		// Find the first '"', '\\' or control character at or after i: 8 bytes at a time,
+		// and 32 at a time once a run is longer than 8 (most strings are short).
 		for {
 			if i+8 <= len(b) {
 				v := binary.LittleEndian.Uint64(b[i:])
@@ -162,6 +151,17 @@ func validString(b []byte, i int) (int, bool) {
 				}
 				high |= v
 				i += 8
+				for i+32 <= len(b) {
+					v0 := binary.LittleEndian.Uint64(b[i:])
+					v1 := binary.LittleEndian.Uint64(b[i+8:])
+					v2 := binary.LittleEndian.Uint64(b[i+16:])
+					v3 := binary.LittleEndian.Uint64(b[i+24:])
+					if specials(v0)|specials(v1)|specials(v2)|specials(v3) != 0 {
+						break
+					}
+					high |= v0 | v1 | v2 | v3
+					i += 32
+				}
 				continue
 			}
 			for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
