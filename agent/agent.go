@@ -37,7 +37,10 @@ type Config struct {
 	// fully consumed (encoded) before Emit returns. An error stops the run (a closed
 	// stdout, say).
 	Emit func(codec.Event) error
-	Now  func() time.Time
+	// Flush, when set, is called after the events of each provider chunk and after every
+	// other event, so that an output that batches its writes shows each chunk as it comes.
+	Flush func() error
+	Now   func() time.Time
 
 	// Compaction keeps the context under the model's window (compaction.go).
 	Compaction CompactionSettings
@@ -71,9 +74,11 @@ type Agent struct {
 
 	use usage // what the running prompt has used, against the limits
 
-	mu      sync.Mutex
-	emitErr error
-	saveErr *SaveError // the first write to the session that failed: nothing is saved after it
+	mu        sync.Mutex
+	emitErr   error
+	saveErr   *SaveError // the first write to the session that failed: nothing is saved after it
+	inChunk   bool       // events of one provider chunk are being emitted: flushed at its end
+	unflushed bool       // events were emitted since the last flush
 
 	cancel context.CancelCauseFunc
 
@@ -138,7 +143,12 @@ func (a *Agent) emit(e codec.Event) {
 	if a.emitErr != nil {
 		return
 	}
-	if a.emitErr = a.cfg.Emit(e); a.emitErr != nil && a.cancel != nil {
+	a.emitErr = a.cfg.Emit(e)
+	a.unflushed = true
+	if !a.inChunk {
+		a.flushLocked()
+	}
+	if a.emitErr != nil && a.cancel != nil {
 		a.cancel(nil) // nobody reads the stream any more: stop working
 	}
 }
@@ -197,6 +207,29 @@ func (a *Agent) saveEntry(typ string, fields []byte) error {
 		}
 		return nil // no session to record it in
 	})
+}
+
+// chunk runs handle, which emits the events of one provider chunk, and flushes them
+// together.
+func (a *Agent) chunk(handle func()) {
+	a.mu.Lock()
+	a.inChunk = true
+	a.mu.Unlock()
+	handle()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.inChunk = false
+	a.flushLocked()
+	if a.emitErr != nil && a.cancel != nil {
+		a.cancel(nil)
+	}
+}
+
+func (a *Agent) flushLocked() {
+	if a.unflushed && a.emitErr == nil && a.cfg.Flush != nil {
+		a.emitErr = a.cfg.Flush()
+	}
+	a.unflushed = false
 }
 
 func (a *Agent) emitFailed() error {
@@ -463,7 +496,7 @@ func (a *Agent) respond(ctx context.Context, retry int) (msg *codec.AssistantMes
 	if ctx.Err() == nil {
 		err = a.cfg.Provider.Stream(ctx, a.request(), func(e provider.Event) {
 			if ctx.Err() == nil {
-				asm.handle(e)
+				a.chunk(func() { asm.handle(e) })
 			}
 		})
 	}

@@ -80,7 +80,9 @@ func (fio *FilterIO) runTo(streams *IO, newStage func(out io.Writer) stages.Stag
 	}
 	defer func() { err = commit(err) }()
 
-	stats, err := stages.Run(inputs, codec.NewLineWriter(out), newStage(out), stages.RunOptions{
+	// One writer for lines and text alike, flushed by Run whenever it would wait for input.
+	lw := codec.NewBatchWriter(out)
+	stats, err := stages.Run(inputs, lw, newStage(lw), stages.RunOptions{
 		SkipInvalid: fio.SkipInvalid,
 		Report:      func(msg string) { fmt.Fprintln(streams.Err, msg) },
 	})

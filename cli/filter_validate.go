@@ -61,7 +61,7 @@ func (c *ValidateCmd) Run(streams *IO) (err error) {
 	})
 	// The validator reports lines that are not JSON objects itself, as violations, and
 	// drops them itself with --skip-invalid, so that every line keeps its number.
-	if _, err := stages.Run(inputs, codec.NewLineWriter(out), v, stages.RunOptions{}); err != nil {
+	if _, err := stages.Run(inputs, codec.NewBatchWriter(out), v, stages.RunOptions{}); err != nil {
 		return err
 	}
 	r := v.Result()

@@ -139,8 +139,9 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	store.AppendThinkingLevel(c.Thinking)
 
 	// The output chain: the agent's full events go through the stages to one writer. Its
-	// first stage writes the session header ahead of the first event.
-	out := codec.NewLineWriter(streams.Out)
+	// first stage writes the session header ahead of the first event. The writer holds what
+	// a provider chunk produces until the agent flushes it, after the chunk.
+	out := codec.NewBatchWriter(streams.Out)
 	var chain []stages.Stage
 	if c.Mode == "json" {
 		chain = append(chain, stages.NewHeader(stages.HeaderOptions{Header: *header}))
@@ -162,7 +163,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 
 	cfg := c.LongRunFlags.apply(agent.Config{
 		Provider: prov, Model: model, Tools: toolset, SystemPrompt: systemPrompt(cwd, toolset),
-		ThinkingLevel: c.Thinking, Store: store, Emit: emit,
+		ThinkingLevel: c.Thinking, Store: store, Emit: emit, Flush: out.Flush,
 		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
 		HistoryEntryIDs: sess.HistoryIDs,
 	}, cwd)
@@ -176,6 +177,9 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	}
 	outcome := ag.Prompt(ctx, sess.opening(prompts[0])...)
 	if err := st.Flush(write); err != nil && outcome.Err == nil {
+		outcome.Err = err
+	}
+	if err := out.Flush(); err != nil && outcome.Err == nil {
 		outcome.Err = err
 	}
 	if outcome.SaveErr != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 )
 
 func readAll(t testing.TB, r io.Reader) (lines []string, numbers []int) {
@@ -289,4 +290,104 @@ func FuzzSkipValue(f *testing.F) {
 			t.Fatalf("Elem(%q) found an element past the end", b)
 		}
 	})
+}
+
+// validStringSimple is the plain byte-at-a-time string scanner validString must agree with
+// (escapes are checked by the same validEscape: what is tested is the crossing of the runs
+// between them).
+func validStringSimple(b []byte, i int) (int, bool) {
+	for i < len(b) {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20:
+			return i, false
+		case c == '\\':
+			var ok bool
+			if i, ok = validEscape(b, i); !ok {
+				return i, false
+			}
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i, false
+			}
+			i += size
+		default:
+			i++
+		}
+	}
+	return i, false
+}
+
+// FuzzValidString: the word-at-a-time string scanner accepts exactly the string bodies the
+// simple one accepts, ending at the same byte.
+func FuzzValidString(f *testing.F) {
+	for _, s := range []string{`plain"`, `0123456789abcdef"rest`, `é ünïcödé 😀 and more text"`,
+		"1234567\xff\"", "12345678\xe2\x82\"", `ab\"cd\\ef\n\u00e9\uD83D\uDE00"`, "tab\there\"",
+		"\x7f\x80\"", `"`, `\`, `\u12`, "no end", strings.Repeat("xé", 40) + `"`, "abcdefg\x1f\"",
+		strings.Repeat("abcdefgh", 9) + `"`, strings.Repeat("abcdefgh", 4) + "abcde\x01" + strings.Repeat("z", 30) + `"`,
+		strings.Repeat("0123456789", 5) + `\"` + strings.Repeat("é", 20) + "\xc3\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for start := range min(len(b), 9) { // every alignment of the words
+			gotEnd, gotOK := validString(b, start)
+			wantEnd, wantOK := validStringSimple(b, start)
+			if gotOK != wantOK || (wantOK && gotEnd != wantEnd) {
+				t.Fatalf("validString(%q, %d) = %d, %v; simple scanner: %d, %v", b, start, gotEnd, gotOK, wantEnd, wantOK)
+			}
+		}
+	})
+}
+
+// Lines longer than the read buffer are gathered in pieces and handed out whole, whatever
+// their size relative to the buffer and pieces, and the reader goes on after them.
+func TestLineReaderLongLines(t *testing.T) {
+	for _, n := range []int{readSize/2 - 1, readSize/2 + 1, readSize - 1, readSize, readSize + 1, 3*readSize + 7, maxPiece + 1, 5 * maxPiece} {
+		long := bytes.Repeat([]byte("0123456789"), n/10+1)[:n]
+		var in bytes.Buffer
+		in.WriteString("short\r\n")
+		in.Write(long)
+		in.WriteString("\r\nafter\n")
+		in.Write(long[:n/2])
+		for _, r := range []io.Reader{bytes.NewReader(in.Bytes()), iotest.HalfReader(bytes.NewReader(in.Bytes()))} {
+			lr := NewLineReader(r)
+			want := [][]byte{[]byte("short\r"), append(bytes.Clone(long), '\r'), []byte("after"), long[:n/2]}
+			for i, w := range want {
+				l, err := lr.ReadRawLine()
+				if err != nil || !bytes.Equal(l, w) || lr.Line() != i+1 {
+					t.Fatalf("%d-byte line: line %d: %d bytes (want %d), %v", n, i+1, len(l), len(w), err)
+				}
+			}
+			if _, err := lr.ReadRawLine(); err != io.EOF {
+				t.Fatalf("%d-byte line: %v at the end", n, err)
+			}
+		}
+	}
+}
+
+// A batch writer holds lines until Flush, then writes them in one call; a line writer writes
+// each at once.
+func TestBatchWriterWritesOnFlush(t *testing.T) {
+	var w writeCounter
+	bw := NewBatchWriter(&w)
+	for range 100 {
+		if err := bw.WriteLine([]byte(`{"a":1}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.writes != 0 {
+		t.Fatalf("%d writes before Flush", w.writes)
+	}
+	if err := bw.Flush(); err != nil || w.writes != 1 || w.Len() != 100*8 {
+		t.Fatalf("%d writes of %d bytes, %v", w.writes, w.Len(), err)
+	}
+	big := bytes.Repeat([]byte("y"), 3*batchSize)
+	bw.WriteLine([]byte("x"))
+	bw.WriteLine(big) // written as it is, after what was held
+	bw.Flush()
+	if !bytes.HasSuffix(w.Bytes(), append(append([]byte("x\n"), big...), '\n')) {
+		t.Fatal("big line out of order")
+	}
 }

@@ -1,51 +1,180 @@
 package codec
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"io"
+	"runtime/debug"
 )
 
-// LineReader splits a stream on LF, tolerating a CR before it. Lines may be of any size; the
-// returned slice is valid until the next call, as the buffer is reused.
+// readSize is the size of a line reader's buffer: the size of its reads, and the line length
+// up to which a line is returned from the buffer itself without being copied.
+const readSize = 256 << 10
+
+// maxPiece bounds the pieces a long line is gathered in, so that what they hold beyond the
+// line is at most this much.
+const maxPiece = 1 << 20
+
+// bigLine is the line length from which the memory of a long line is handed back to the
+// system as soon as it is free, so that a stream of huge lines peaks at twice its longest
+// line rather than at that plus whatever the collector has not yet returned.
+const bigLine = 32 << 20
+
+// LineReader splits a stream on LF. Lines may be of any size; the returned slice is valid
+// until the next call, as the buffers are reused.
+//
+// A line that fits in the buffer is returned from it without a copy. A longer one is read
+// into pieces of growing size (each read lands where the line will be taken from, no piece is
+// copied to make room for the next) and copied once into a buffer of its exact length, so a
+// line of L bytes costs about 2L of memory and one copy.
 type LineReader struct {
-	r    *bufio.Reader
-	buf  []byte
-	line int
+	r     io.Reader
+	buf   []byte // buf[start:end] is read and not yet returned
+	start int
+	end   int
+	next  int // index in buf of the next LF when known, else -1
+	err   error
+	line  int
+	long  []byte // the last long line, assembled
 }
 
 // NewLineReader reads lines from r.
 func NewLineReader(r io.Reader) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(r, 256<<10)}
+	return &LineReader{r: r, next: -1}
 }
 
 // Line is the number of the line last returned, counting from 1.
 func (lr *LineReader) Line() int { return lr.line }
 
-// ReadLine returns the next line without its LF (and CR). A last line without an LF is still
-// a line. At the end of input it returns io.EOF.
+// ReadLine returns the next line without its LF and a CR before it. A last line without an
+// LF is still a line. At the end of input it returns io.EOF.
 func (lr *LineReader) ReadLine() ([]byte, error) {
-	frag, err := lr.r.ReadSlice('\n')
-	if err == nil {
-		lr.line++
-		return trimCR(frag[:len(frag)-1]), nil
+	line, err := lr.ReadRawLine()
+	return trimCR(line), err
+}
+
+// ReadRawLine is ReadLine keeping a CR before the LF, for those who pass lines on byte for
+// byte.
+func (lr *LineReader) ReadRawLine() ([]byte, error) {
+	for {
+		if lr.Buffered() {
+			line := lr.buf[lr.start:lr.next]
+			lr.start, lr.next = lr.next+1, -1
+			lr.line++
+			return line, nil
+		}
+		if lr.err != nil {
+			if lr.start < lr.end {
+				line := lr.buf[lr.start:lr.end]
+				lr.start = lr.end
+				lr.line++
+				return line, nil
+			}
+			return nil, lr.err
+		}
+		if lr.end == len(lr.buf) && lr.start < len(lr.buf)/2 && len(lr.buf) > 0 {
+			return lr.readLong()
+		}
+		lr.fill()
 	}
-	// A long line: gather its pieces in our own buffer, which is kept for the next one.
-	lr.buf = append(lr.buf[:0], frag...)
-	for errors.Is(err, bufio.ErrBufferFull) {
-		frag, err = lr.r.ReadSlice('\n')
-		lr.buf = append(lr.buf, frag...)
+}
+
+// Buffered reports whether a whole line is already read, so that the next ReadLine returns
+// without waiting for input.
+func (lr *LineReader) Buffered() bool {
+	if lr.next < 0 {
+		i := bytes.IndexByte(lr.buf[lr.start:lr.end], '\n')
+		if i < 0 {
+			return false
+		}
+		lr.next = lr.start + i
 	}
-	if err == nil {
-		lr.line++
-		return trimCR(lr.buf[:len(lr.buf)-1]), nil
+	return true
+}
+
+// fill reads more input after what is buffered, first moving a partial line (less than
+// half the buffer) to its front when the buffer is full.
+func (lr *LineReader) fill() {
+	if lr.buf == nil {
+		lr.buf = make([]byte, readSize)
 	}
-	if err == io.EOF && len(lr.buf) > 0 {
-		lr.line++
-		return trimCR(lr.buf), nil
+	if lr.end == len(lr.buf) {
+		lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
+		lr.start = 0
 	}
-	return nil, err
+	n, err := readSome(lr.r, lr.buf[lr.end:])
+	lr.end += n
+	lr.err = err
+}
+
+// readSome reads at least one byte into p, or returns why it cannot.
+func readSome(r io.Reader, p []byte) (int, error) {
+	for range 100 {
+		n, err := r.Read(p)
+		if n > 0 || err != nil {
+			if n > 0 && err == io.EOF {
+				err = nil // reported by the next read
+			}
+			return n, err
+		}
+	}
+	return 0, io.ErrNoProgress
+}
+
+// readLong gathers a line that does not fit in the buffer: the part buffered stays where it
+// is, the rest is read into pieces, each as large as what is gathered so far (up to
+// maxPiece), and the line is copied once into lr.long. The last piece becomes the buffer.
+func (lr *LineReader) readLong() ([]byte, error) {
+	pieces := [][]byte{lr.buf[lr.start:lr.end]}
+	total := lr.end - lr.start
+	for {
+		piece := make([]byte, min(max(total, readSize), maxPiece))
+		n, lf := 0, -1
+		var err error
+		for n < len(piece) && lf < 0 && err == nil {
+			var m int
+			m, err = readSome(lr.r, piece[n:])
+			if i := bytes.IndexByte(piece[n:n+m], '\n'); i >= 0 {
+				lf = n + i
+			}
+			n += m
+		}
+		if lf >= 0 {
+			pieces = append(pieces, piece[:lf])
+			line := lr.assemble(pieces, total+lf)
+			lr.buf, lr.start, lr.end, lr.next, lr.err = piece, lf+1, n, -1, err
+			lr.line++
+			return line, nil
+		}
+		pieces = append(pieces, piece[:n])
+		total += n
+		if err != nil {
+			lr.buf, lr.start, lr.end, lr.next, lr.err = nil, 0, 0, -1, err
+			if total == 0 {
+				return nil, err
+			}
+			lr.line++
+			return lr.assemble(pieces, total), nil
+		}
+	}
+}
+
+// assemble copies the pieces of a line of n bytes into lr.long, resized to exactly n when
+// too small.
+func (lr *LineReader) assemble(pieces [][]byte, n int) []byte {
+	if cap(lr.long) < n {
+		lr.long = nil // free before the larger one is made
+		lr.long = make([]byte, n)
+	}
+	line := lr.long[:0]
+	for _, p := range pieces {
+		line = append(line, p...)
+	}
+	if n >= bigLine {
+		// The pieces are garbage now: give their memory back before the line is worked on.
+		clear(pieces)
+		debug.FreeOSMemory()
+	}
+	return line
 }
 
 func trimCR(b []byte) []byte {
@@ -55,53 +184,122 @@ func trimCR(b []byte) []byte {
 	return b
 }
 
-// LineWriter writes whole lines and flushes after each, so a reader downstream sees every
-// event as soon as it happens.
+// LineWriter writes whole lines. Made by NewLineWriter it writes each line at once; made by
+// NewBatchWriter it gathers lines in a buffer until Flush, so that a stream read in large
+// blocks is written in large blocks.
 type LineWriter struct {
-	w   io.Writer
-	buf []byte
+	w     io.Writer
+	buf   []byte
+	batch bool
+	err   error // the first write error: nothing more is written after it
 }
 
-// NewLineWriter writes lines to w.
+// NewLineWriter writes lines to w, each as soon as it is written.
 func NewLineWriter(w io.Writer) *LineWriter { return &LineWriter{w: w} }
 
-// maxCopy is the line length up to which a line and its LF go out in one write by copying;
-// longer lines are written as they are, followed by the LF.
-const maxCopy = 64 << 10
+// NewBatchWriter writes lines to w when Flush is called or its buffer is full. The caller
+// flushes whenever waiting for more input, so a live stream is not held back.
+func NewBatchWriter(w io.Writer) *LineWriter {
+	return &LineWriter{w: w, batch: true, buf: make([]byte, 0, batchSize)}
+}
+
+// batchSize is how much a batch writer gathers before it writes; maxCopy is the line length
+// up to which a line is copied into the buffer, longer ones are written as they are.
+const (
+	batchSize = 256 << 10
+	maxCopy   = 64 << 10
+)
 
 // WriteLine writes line followed by LF.
 func (lw *LineWriter) WriteLine(line []byte) error {
-	if len(line) <= maxCopy {
-		lw.buf = append(append(lw.buf[:0], line...), '\n')
-		_, err := lw.w.Write(lw.buf)
-		return err
+	if lw.err != nil {
+		return lw.err
 	}
-	if _, err := lw.w.Write(line); err != nil {
-		return err
+	if len(line) > maxCopy {
+		if err := lw.Flush(); err != nil {
+			return err
+		}
+		if err := lw.write(line); err != nil {
+			return err
+		}
+		lw.buf = append(lw.buf, '\n')
+		return lw.done()
 	}
-	_, err := lw.w.Write(newline)
-	return err
+	if len(lw.buf)+len(line) >= batchSize {
+		if err := lw.Flush(); err != nil {
+			return err
+		}
+	}
+	lw.buf = append(append(lw.buf, line...), '\n')
+	return lw.done()
 }
-
-var newline = []byte{'\n'}
 
 // WriteEncoded encodes e straight into the writer's buffer and writes it as one line: an
-// event made in process is encoded once, into memory that is reused, and written in one call.
+// event made in process is encoded once, into memory that is reused.
 func (lw *LineWriter) WriteEncoded(e Encoder) error {
-	lw.buf = append(e.AppendJSON(lw.buf[:0]), '\n')
-	_, err := lw.w.Write(lw.buf)
+	if lw.err != nil {
+		return lw.err
+	}
+	lw.buf = append(e.AppendJSON(lw.buf), '\n')
+	return lw.done()
+}
+
+// Write writes p as it is (plain text between lines, for the filters that print text).
+func (lw *LineWriter) Write(p []byte) (int, error) {
+	if lw.err != nil {
+		return 0, lw.err
+	}
+	if len(lw.buf)+len(p) >= batchSize {
+		if err := lw.Flush(); err != nil {
+			return 0, err
+		}
+	}
+	lw.buf = append(lw.buf, p...)
+	if err := lw.done(); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// done ends a write: a line writer writes what it holds, a batch writer writes once its
+// buffer is full.
+func (lw *LineWriter) done() error {
+	if lw.batch && len(lw.buf) < batchSize {
+		return nil
+	}
+	return lw.Flush()
+}
+
+// Flush writes what the writer holds.
+func (lw *LineWriter) Flush() error {
+	if lw.err != nil {
+		return lw.err
+	}
+	if len(lw.buf) == 0 {
+		return nil
+	}
+	err := lw.write(lw.buf)
+	lw.buf = lw.buf[:0] // kept: the next event encoded into it is likely as large
 	return err
 }
 
-// SplitLines calls fn for each complete line in p, returning the unconsumed tail; used by
-// writers that receive arbitrary chunks.
+func (lw *LineWriter) write(p []byte) error {
+	if _, err := lw.w.Write(p); err != nil {
+		lw.err = err
+		return err
+	}
+	return nil
+}
+
+// SplitLines calls fn for each complete line in p, without its LF, returning the unconsumed
+// tail; used by writers that receive arbitrary chunks.
 func SplitLines(p []byte, fn func(line []byte) error) (rest []byte, err error) {
 	for {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			return p, nil
 		}
-		if err := fn(trimCR(p[:i])); err != nil {
+		if err := fn(p[:i]); err != nil {
 			return nil, err
 		}
 		p = p[i+1:]

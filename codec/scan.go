@@ -3,28 +3,29 @@ package codec
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
 // A small JSON scanner tuned for the stream's lines, where most bytes sit inside long
 // strings (text, tool output, snapshots): string bodies are crossed eight bytes at a time,
-// or with bytes.IndexByte once a line is known to be valid. gjson walks them a byte at a
-// time, which made validation and lookups most of a filter's cost.
+// the first byte that ends a run of plain characters found by a branch-free test of the
+// eight, and their UTF-8 checked a run at a time; once a line is known to be valid, strings
+// are crossed with bytes.IndexByte. gjson walks them a byte at a time, which made validation
+// and lookups most of a filter's cost.
 
 const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
 )
 
-// hasSpecial reports whether any byte of v is '"', '\\', a control character (< 0x20) or
-// not ASCII (>= 0x80, checked as UTF-8 on the slow path).
-func hasSpecial(v uint64) bool {
+// specials marks, with the high bit of its byte, each byte of v that is '"', '\\' or a
+// control character (< 0x20); bytes >= 0x80 are not marked. A mark may be wrong only above a
+// byte rightly marked (a borrow runs upwards), so the lowest mark is always right.
+func specials(v uint64) uint64 {
 	quote := v ^ (lsb * '"')
 	bslash := v ^ (lsb * '\\')
-	zeroQ := (quote - lsb) &^ quote
-	zeroB := (bslash - lsb) &^ bslash
-	ctrl := v - lsb*0x20
-	return (zeroQ|zeroB|ctrl|v)&msb != 0
+	return ((quote - lsb) | (bslash - lsb) | (v - lsb*0x20)) &^ v & msb
 }
 
 // Valid reports whether b is exactly one JSON value, with optional surrounding white space,
@@ -104,7 +105,19 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			i = SkipSpace(b, i+1)
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
+		// Most numbers are plain integers ended by a comma or a bracket: no second pass.
 		j := i
+		if c == '-' {
+			j++
+		}
+		k := j
+		for k < len(b) && b[k]-'0' <= 9 {
+			k++
+		}
+		if k > j && k < len(b) && (b[k] == ',' || b[k] == '}' || b[k] == ']') && (b[j] != '0' || k == j+1) {
+			return k, true
+		}
+		j = i
 		for j < len(b) && (b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E' || (b[j] >= '0' && b[j] <= '9')) {
 			j++
 		}
@@ -122,53 +135,88 @@ func validValue(b []byte, i, depth int) (int, bool) {
 // validString checks a string body starting at i (after the opening quote) and returns the
 // index after the closing quote.
 func validString(b []byte, i int) (int, bool) {
+	run := i // start of the run of plain characters being crossed
+	var high uint64
 	for {
-		for i+8 <= len(b) && !hasSpecial(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
-		for ; i < len(b); i++ {
-			c := b[i]
-			if c == '"' {
-				return i + 1, true
-			}
-			if c < 0x20 {
-				return i, false
-			}
-			if c == '\\' {
-				break
-			}
-			if c >= utf8.RuneSelf {
-				r, size := utf8.DecodeRune(b[i:])
-				if r == utf8.RuneError && size == 1 {
-					return i, false
+		// Find the first '"', '\\' or control character at or after i: 8 bytes at a time,
+		// and 32 at a time once a run is longer than 8 (most strings are short).
+		for {
+			if i+8 <= len(b) {
+				v := binary.LittleEndian.Uint64(b[i:])
+				if m := specials(v); m != 0 {
+					skip := bits.TrailingZeros64(m) >> 3
+					high |= v & (1<<(skip<<3) - 1)
+					i += skip
+					break
 				}
-				i += size - 1
-			}
-		}
-		if i >= len(b) {
-			return i, false
-		}
-		// An escape.
-		if i+1 >= len(b) {
-			return i, false
-		}
-		switch b[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i += 2
-		case 'u':
-			if i+6 > len(b) {
-				return i, false
-			}
-			for _, h := range b[i+2 : i+6] {
-				if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-					return i, false
+				high |= v
+				i += 8
+				for i+32 <= len(b) {
+					v0 := binary.LittleEndian.Uint64(b[i:])
+					v1 := binary.LittleEndian.Uint64(b[i+8:])
+					v2 := binary.LittleEndian.Uint64(b[i+16:])
+					v3 := binary.LittleEndian.Uint64(b[i+24:])
+					if specials(v0)|specials(v1)|specials(v2)|specials(v3) != 0 {
+						break
+					}
+					high |= v0 | v1 | v2 | v3
+					i += 32
 				}
+				continue
 			}
-			i += 6
-		default:
+			for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+				high |= uint64(b[i])
+				i++
+			}
+			break
+		}
+		if high&msb != 0 && !utf8.Valid(b[run:i]) {
+			return run, false
+		}
+		if i >= len(b) || b[i] < 0x20 {
 			return i, false
 		}
+		if b[i] == '"' {
+			return i + 1, true
+		}
+		var ok bool
+		if i, ok = validEscape(b, i); !ok {
+			return i, false
+		}
+		run, high = i, 0
 	}
+}
+
+// validEscape checks the escape at b[i] (a backslash) and returns the index after it.
+func validEscape(b []byte, i int) (int, bool) {
+	if i+1 >= len(b) {
+		return i, false
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 2, true
+	case 'u':
+		if i+6 > len(b) {
+			return i, false
+		}
+		for _, h := range b[i+2 : i+6] {
+			if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+				return i, false
+			}
+		}
+		return i + 6, true
+	}
+	return i, false
+}
+
+// View is Str without a copy when the value has no escapes: the string shares obj's memory,
+// so it is for comparing and reading while obj is valid, never for keeping.
+func (m Member) View(obj []byte) string {
+	raw := m.Raw(obj)
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return UnsafeString(raw[1 : len(raw)-1])
+	}
+	return m.Str(obj)
 }
 
 // The functions below assume valid JSON.

@@ -39,6 +39,7 @@ type ElemHook func(n, vs int) (ve int, handled bool)
 type Walker struct {
 	r     *Redactor
 	edits []codec.Edit
+	enc   []byte // the texts of edits, one after another
 	dec   []byte
 	text  []byte
 	spans []span
@@ -100,7 +101,7 @@ func rulesOf(dst []int, spans []span) []int {
 func NewWalker(r *Redactor) *Walker { return &Walker{r: r, cache: newLongStrings()} }
 
 // Reset forgets the edits collected, for the next line.
-func (j *Walker) Reset() { j.edits = j.edits[:0] }
+func (j *Walker) Reset() { j.edits, j.enc = j.edits[:0], j.enc[:0] }
 
 // Edits are the edits collected since Reset, in the order of their offsets.
 func (j *Walker) Edits() []codec.Edit { return j.edits }
@@ -184,8 +185,10 @@ func (j *Walker) str(b []byte, start, end int, kind int) {
 
 // Replace edits [start, end) to the JSON string of text.
 func (j *Walker) Replace(start, end int, text []byte) {
-	j.edits = append(j.edits, codec.Edit{Start: start, End: end,
-		Text: codec.AppendString(make([]byte, 0, len(text)+16), codec.UnsafeString(text))})
+	// Appending may move j.enc: the texts of earlier edits stay where they were, unchanged.
+	from := len(j.enc)
+	j.enc = codec.AppendString(j.enc, codec.UnsafeString(text))
+	j.edits = append(j.edits, codec.Edit{Start: start, End: end, Text: j.enc[from:len(j.enc):len(j.enc)]})
 }
 
 // Object walks the object at i and returns its end; hook, when not nil, may take over members' values.

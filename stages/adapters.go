@@ -8,18 +8,20 @@ import (
 )
 
 // Writer adapts a stage to an io.Writer: lines written to it go through the stage and its
-// output goes to dst. Close flushes the stage, treating an unterminated last line as a line.
+// output goes to dst, in one write for each Write. Close flushes the stage, treating an
+// unterminated last line as a line.
 type Writer struct {
 	st      Stage
 	out     *codec.LineWriter
 	pending []byte
 	lineNo  int
 	emit    Emit
+	frame   Frame
 }
 
 // NewWriter returns a Writer that sends st's output to dst.
 func NewWriter(st Stage, dst io.Writer) *Writer {
-	w := &Writer{st: st, out: codec.NewLineWriter(dst)}
+	w := &Writer{st: st, out: codec.NewBatchWriter(dst)}
 	w.emit = func(f *Frame) error { return f.WriteLine(w.out) }
 	return w
 }
@@ -33,7 +35,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 			return n, nil
 		}
 		w.pending = append(w.pending, p[:i]...)
-		if err := w.push(bytes.TrimSuffix(w.pending, cr)); err != nil {
+		if err := w.push(w.pending); err != nil {
 			return 0, err
 		}
 		w.pending = w.pending[:0]
@@ -44,36 +46,41 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	w.pending = append(w.pending, rest...)
+	if err := w.out.Flush(); err != nil {
+		return 0, err
+	}
 	return n, nil
 }
 
-var cr = []byte{'\r'}
-
 func (w *Writer) push(line []byte) error {
 	w.lineNo++
-	return w.st.Push(LineFrame(line, w.lineNo), w.emit)
+	return w.st.Push(w.frame.reuse(line, w.lineNo), w.emit)
 }
 
 // Close pushes an unterminated last line, if any, and flushes the stage.
 func (w *Writer) Close() error {
 	if len(w.pending) > 0 {
-		if err := w.push(bytes.TrimSuffix(w.pending, cr)); err != nil {
+		if err := w.push(w.pending); err != nil {
 			return err
 		}
 		w.pending = nil
 	}
-	return w.st.Flush(w.emit)
+	if err := w.st.Flush(w.emit); err != nil {
+		return err
+	}
+	return w.out.Flush()
 }
 
 // Reader adapts a stage to an io.Reader: reading from it yields st's output for the lines
 // of src.
 type Reader struct {
-	st   Stage
-	lr   *codec.LineReader
-	buf  bytes.Buffer
-	done bool
-	err  error
-	emit Emit
+	st    Stage
+	lr    *codec.LineReader
+	buf   bytes.Buffer
+	done  bool
+	err   error
+	emit  Emit
+	frame Frame
 }
 
 // NewReader returns a Reader of st's output over src.
@@ -95,7 +102,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		if r.done {
 			return 0, io.EOF
 		}
-		line, err := r.lr.ReadLine()
+		line, err := r.lr.ReadRawLine()
 		switch {
 		case err == io.EOF:
 			r.done = true
@@ -103,7 +110,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		case err != nil:
 			r.err = err
 		default:
-			r.err = r.st.Push(LineFrame(line, r.lr.Line()), r.emit)
+			r.err = r.st.Push(r.frame.reuse(line, r.lr.Line()), r.emit)
 		}
 	}
 	return r.buf.Read(p)

@@ -62,10 +62,15 @@ func TestReaderAndWriterAdapters(t *testing.T) {
 		t.Fatalf("Reader: %v\n%s", err, got)
 	}
 
-	// Writer: write the input in odd-sized chunks, CRLF endings and no final LF.
+	// Writer: write the input in odd-sized chunks, CRLF endings and no final LF. Like Run,
+	// it keeps each CR where it was.
 	var out bytes.Buffer
 	w := stages.NewWriter(stages.NewDeltas(), &out)
 	crlf := bytes.TrimSuffix(bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), []byte("\r\n"))
+	want = deltas(t, crlf)
+	if bytes.Count(want, []byte("\r\n")) != bytes.Count(want, []byte("\n"))-1 {
+		t.Fatalf("Run dropped CRs:\n%s", want)
+	}
 	for len(crlf) > 0 {
 		n := min(7, len(crlf))
 		if _, err := w.Write(crlf[:n]); err != nil {

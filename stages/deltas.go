@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/basecontext/base-context/codec"
@@ -14,6 +15,8 @@ import (
 type Deltas struct {
 	ids messageIDs
 	buf []byte
+	ev  []byte // the nested event's new encoding, reused
+	out []byte // the line written last, valid until the next Push
 }
 
 // NewDeltas returns the delta stage.
@@ -93,7 +96,7 @@ func (d *Deltas) raw(f *Frame) (out []byte, ok bool) {
 	typM, idM, ameM, msgM := m[0], m[1], m[2], m[3]
 	if typ != codec.TypeMessageUpdate {
 		msg := msgM.Raw(line)
-		if !msgM.Exists() || codec.Find(msg, "role").Str(msg) != "assistant" {
+		if !msgM.Exists() || codec.Find(msg, "role").View(msg) != "assistant" {
 			return nil, false
 		}
 	}
@@ -103,14 +106,16 @@ func (d *Deltas) raw(f *Frame) (out []byte, ok bool) {
 	}
 	id := d.ids.next(typ, present)
 
-	edits := make([]codec.Edit, 0, 3)
+	var editStore [3]codec.Edit
+	edits := editStore[:0]
 	if present == 0 {
-		edits = append(edits, codec.Edit{Start: typM.ValEnd, End: typM.ValEnd,
-			Text: strconv.AppendInt(append(d.buf[:0], `,"messageId":`...), id, 10)})
+		d.buf = strconv.AppendInt(append(d.buf[:0], `,"messageId":`...), id, 10)
+		edits = append(edits, codec.Edit{Start: typM.ValEnd, End: typM.ValEnd, Text: d.buf})
 	}
 	if typ == codec.TypeMessageUpdate {
 		if ameM.Exists() && line[ameM.ValStart] == '{' {
-			if e, changed := deltaEvent(line, ameM, msgM); changed {
+			if e, changed := deltaEvent(d.ev[:0], line, ameM, msgM); changed {
+				d.ev = e.Text
 				edits = append(edits, e)
 			}
 		}
@@ -122,25 +127,28 @@ func (d *Deltas) raw(f *Frame) (out []byte, ok bool) {
 		return nil, false
 	}
 	sortEdits(edits)
-	return codec.Splice(make([]byte, 0, 256), line, edits...), true
+	d.out = codec.Splice(d.out[:0], line, edits...)
+	return d.out, true
 }
 
 // deltaEvent is the edit that drops "partial" from the nested event and, on a
-// toolcall_start, adds the started block's {id, name}.
-func deltaEvent(line []byte, ame, msg codec.Member) (codec.Edit, bool) {
+// toolcall_start, adds the started block's {id, name}; its text is appended to buf.
+func deltaEvent(buf, line []byte, ame, msg codec.Member) (codec.Edit, bool) {
 	ev := ame.Raw(line)
+	if !mayNeedDeltaEdit(ev) {
+		return codec.Edit{}, false
+	}
 	n := parseNestedEvent(ev)
 	partial := n.member(evPartial)
-	needRef := n.str(evType) == codec.UpdateToolCallStart && !n.has(evToolCall)
+	needRef := n.typ() == codec.UpdateToolCallStart && !n.has(evToolCall)
 	if !partial.Exists() && !needRef {
 		return codec.Edit{}, false
 	}
 	var text []byte
 	if partial.Exists() {
-		text = codec.Splice(make([]byte, 0, len(ev)-(partial.ValEnd-partial.KeyStart)+64), ev,
-			codec.DeleteEdit(ev, partial))
+		text = codec.Splice(buf, ev, codec.DeleteEdit(ev, partial))
 	} else {
-		text = append([]byte(nil), ev...)
+		text = append(buf, ev...)
 	}
 	if needRef {
 		snapshot := partial.Raw(ev)
@@ -162,6 +170,20 @@ func deltaEvent(line []byte, ame, msg codec.Member) (codec.Edit, bool) {
 		}
 	}
 	return codec.Edit{Start: ame.ValStart, End: ame.ValEnd, Text: text}, true
+}
+
+// mayNeedDeltaEdit tells most events already in the delta form without walking them: those
+// that start with a plain "type" other than toolcall_start and have no "partial" member.
+func mayNeedDeltaEdit(ev []byte) bool {
+	rest, ok := bytes.CutPrefix(ev, []byte(`{"type":"`))
+	if !ok {
+		return true
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 || string(rest[:end]) == codec.UpdateToolCallStart {
+		return true
+	}
+	return bytes.Contains(rest[end:], []byte(`"partial"`))
 }
 
 func isEmptyObject(open []byte) bool {

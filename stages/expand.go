@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/basecontext/base-context/codec"
@@ -20,6 +21,7 @@ type Expand struct {
 	blocks []expandBlock
 	// snapSize is the size of the last snapshot, to size the next line's buffer.
 	snapSize int
+	out      []byte // the line written last, valid until the next Push
 }
 
 // NewExpand returns the expand stage.
@@ -90,7 +92,7 @@ func (x *Expand) Push(f *Frame, emit Emit) error {
 	if !msg.Exists() {
 		return emit(f)
 	}
-	if raw := msg.Raw(line); codec.Find(raw, "role").Str(raw) != "assistant" {
+	if raw := msg.Raw(line); codec.Find(raw, "role").View(raw) != "assistant" {
 		return emit(f)
 	}
 	if typ == codec.TypeMessageStart {
@@ -99,7 +101,8 @@ func (x *Expand) Push(f *Frame, emit Emit) error {
 		x.open = false
 	}
 	if id.Exists() {
-		return emit(f.Edited(codec.Splice(nil, line, codec.DeleteEdit(line, id))))
+		x.out = codec.Splice(x.out[:0], line, codec.DeleteEdit(line, id))
+		return emit(f.Edited(x.out))
 	}
 	return emit(f)
 }
@@ -154,8 +157,9 @@ func (x *Expand) update(line []byte, id, ame codec.Member) []byte {
 	}
 	ev := ame.Raw(line)
 	n := parseNestedEvent(ev)
-	typ, idx := n.str(evType), n.index()
-	var evEdits []codec.Edit
+	typ, idx := n.typ(), n.index()
+	var evEditStore, beforeStore, afterStore [1]codec.Edit // at most one edit each
+	evEdits := evEditStore[:0]
 	switch typ {
 	case codec.UpdateTextStart, codec.UpdateThinkingStart:
 		*x.block(idx, typ) = expandBlock{head: stringBlockHead(typ)}
@@ -182,7 +186,7 @@ func (x *Expand) update(line []byte, id, ame codec.Member) []byte {
 		*x.block(idx, typ) = expandBlock{isToolCall: true, head: append(head, `,"arguments":`...)}
 	case codec.UpdateToolCallDelta:
 		if b := x.block(idx, typ); b.whole == nil {
-			b.args = append(b.args, n.str(evDelta)...)
+			b.args = append(b.args, n.view(evDelta)...)
 		}
 	case codec.UpdateToolCallEnd:
 		if n.has(evToolCall) {
@@ -192,7 +196,7 @@ func (x *Expand) update(line []byte, id, ame codec.Member) []byte {
 
 	// The line with messageId dropped, and the nested event ending in "partial":S, then
 	// "message":S right after it. The snapshot S is built once, in place, and copied once.
-	var before, after []codec.Edit
+	before, after := beforeStore[:0], afterStore[:0]
 	if id.Exists() {
 		del := codec.DeleteEdit(line, id)
 		if del.End <= ame.ValStart {
@@ -201,7 +205,7 @@ func (x *Expand) update(line []byte, id, ame codec.Member) []byte {
 			after = append(after, codec.Edit{Start: del.Start - ame.ValEnd, End: del.End - ame.ValEnd})
 		}
 	}
-	out := make([]byte, 0, len(line)+2*x.snapSize+32)
+	out := slices.Grow(x.out[:0], len(line)+2*x.snapSize+32)
 	out = codec.Splice(out, line[:ame.ValStart], before...)
 	out = codec.Splice(out, ev[:len(ev)-1], evEdits...)
 	out = codec.AppendMember(out, "partial", isEmptyObject(out))
@@ -221,7 +225,8 @@ func (x *Expand) update(line []byte, id, ame codec.Member) []byte {
 	out = append(out, '}')
 	out = codec.AppendMember(out, "message", false)
 	out = append(out, out[snapStart:snapEnd]...)
-	return codec.Splice(out, line[ame.ValEnd:], after...)
+	x.out = codec.Splice(out, line[ame.ValEnd:], after...)
+	return x.out
 }
 
 func orEmptyString(raw []byte) []byte {

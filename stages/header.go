@@ -33,6 +33,8 @@ type Header struct {
 	id      []byte // the encoded session id stamped on events
 	seq     int64
 	buf     []byte
+	ins     []byte // members inserted by stamp, reused
+	num     []byte
 }
 
 // NewHeader returns the header stage.
@@ -171,7 +173,7 @@ func (h *Header) stamp(f *Frame) *Frame {
 
 	var edits [3]codec.Edit
 	n := 0
-	var ins []byte // members to insert after "type"
+	ins := h.ins[:0] // members to insert after "type"
 	if h.opts.Stamp {
 		if !sid.Exists() {
 			ins = append(append(ins, `,"sessionId":`...), h.id...)
@@ -182,7 +184,8 @@ func (h *Header) stamp(f *Frame) *Frame {
 	}
 	if h.opts.Seq {
 		h.seq++
-		num := strconv.AppendInt(nil, h.seq, 10)
+		num := strconv.AppendInt(h.num[:0], h.seq, 10)
+		h.num = num
 		if !seq.Exists() {
 			ins = append(append(ins, `,"seq":`...), num...)
 		} else if !bytes.Equal(seq.Raw(line), num) {
@@ -204,6 +207,7 @@ func (h *Header) stamp(f *Frame) *Frame {
 		}
 		n++
 	}
+	h.ins = ins
 	if n == 0 {
 		return f
 	}

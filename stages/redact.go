@@ -29,6 +29,8 @@ type Redact struct {
 	// form of the last update, its messageId and its redacted snapshot.
 	full     bool
 	lastID   []byte
+	idBuf    []byte // holds lastID, reused
+	out      []byte // the line written last, valid until the next Push
 	lastSnap []byte
 
 	// The parts of a snapshot around its content last found to need no redaction.
@@ -128,7 +130,7 @@ func (s *Redact) Push(f *Frame, emit Emit) error {
 		var m [4]codec.Member
 		f.members(updateKeys, m[:])
 		msg := m[3].Raw(line)
-		if codec.Find(msg, "role").Str(msg) == "assistant" {
+		if codec.Find(msg, "role").View(msg) == "assistant" {
 			if f.Type() == codec.TypeMessageEnd {
 				var id []byte
 				if m[1].Exists() {
@@ -211,7 +213,8 @@ func (s *Redact) generic(f *Frame, emit Emit) error {
 	if len(s.js.Edits()) == 0 {
 		return emit(f)
 	}
-	return emit(f.Edited(s.js.Splice(make([]byte, 0, len(line)+64), line)))
+	s.out = s.js.Splice(s.out[:0], line)
+	return emit(f.Edited(s.out))
 }
 
 // progress redacts a tool_execution_update. Its partial result's texts are a tool's output
@@ -249,7 +252,8 @@ func (s *Redact) progress(f *Frame, emit Emit) error {
 	if len(j.Edits()) == 0 {
 		return emit(f)
 	}
-	return emit(f.Edited(j.Splice(make([]byte, 0, len(line)+64), line)))
+	s.out = j.Splice(s.out[:0], line)
+	return emit(f.Edited(s.out))
 }
 
 // update redacts an encoded message_update, in either form.
@@ -262,7 +266,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		return s.generic(f, emit)
 	}
 	ev := parseNestedEvent(ame.Raw(line))
-	typ := ev.str(evType)
+	typ := ev.typ()
 	b := s.block(ev.index(), typ)
 
 	// The block's transition first: a snapshot shows the state after it.
@@ -333,14 +337,16 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 	})
 	out := line
 	if len(s.js.Edits()) > 0 {
-		out = s.js.Splice(make([]byte, 0, len(line)+64), line)
+		s.out = s.js.Splice(s.out[:0], line)
+		out = s.out
 	}
 
 	// Remember what a block left open at the end would need.
 	s.full = msg.Exists() || ev.has(evPartial)
 	s.lastID = nil
 	if idM.Exists() {
-		s.lastID = append(s.lastID[:0], idM.Raw(line)...)
+		s.idBuf = append(s.idBuf[:0], idM.Raw(line)...)
+		s.lastID = s.idBuf
 	}
 	var snap []byte
 	if s.full {
@@ -431,7 +437,7 @@ func (s *Redact) content(b []byte, cs int) int {
 		}
 		blk := s.blocks[n]
 		field := ""
-		switch codec.Find(b[evs:], "type").Str(b[evs:]) {
+		switch codec.Find(b[evs:], "type").View(b[evs:]) {
 		case "text":
 			if blk.kind == blockText {
 				field = "text"

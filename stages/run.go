@@ -30,14 +30,25 @@ type RunStats struct {
 
 // Run feeds every line of the inputs, in order, as one stream through st and writes what it
 // emits to out. Invalid lines are reported with their file and line number and then passed
-// through in place (or dropped with SkipInvalid); a stage never sees them as events.
+// through in place (or dropped with SkipInvalid); a stage never sees them as events. Lines
+// go through byte for byte, a CR before the LF included.
+//
+// out is flushed whenever no whole line is left to read without waiting, and at the end: a
+// batch writer then writes large blocks while input comes in large blocks, and each line as
+// soon as it is produced when input comes a line at a time.
 func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunStats, error) {
 	var stats RunStats
 	emit := func(f *Frame) error { return f.WriteLine(out) }
+	var frame Frame
 	for _, in := range inputs {
 		lr := codec.NewLineReader(in.Reader)
 		for {
-			line, err := lr.ReadLine()
+			if !lr.Buffered() {
+				if err := out.Flush(); err != nil {
+					return stats, err
+				}
+			}
+			line, err := lr.ReadRawLine()
 			if err == io.EOF {
 				break
 			}
@@ -45,7 +56,7 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 				return stats, fmt.Errorf("%s: %w", displayName(in.Name), err)
 			}
 			stats.Lines++
-			f := LineFrame(line, lr.Line())
+			f := frame.reuse(line, lr.Line())
 			if cerr := f.Check(); cerr != nil {
 				stats.Invalid++
 				if opts.Report != nil {
@@ -60,7 +71,10 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 			}
 		}
 	}
-	return stats, st.Flush(emit)
+	if err := st.Flush(emit); err != nil {
+		return stats, err
+	}
+	return stats, out.Flush()
 }
 
 func displayName(name string) string {

@@ -124,7 +124,7 @@ func (s *Select) role(f *Frame) string {
 		return ""
 	}
 	msg := m[0].Raw(f.Line())
-	return codec.Find(msg, "role").Str(msg)
+	return codec.Find(msg, "role").View(msg) // for a lookup only
 }
 
 func roleOf(m codec.Message) string {
@@ -147,5 +147,5 @@ func (s *Select) toolName(f *Frame) string {
 	}
 	var m [1]codec.Member
 	f.members(toolNameKey, m[:])
-	return m[0].Str(f.Line())
+	return m[0].View(f.Line()) // for a lookup only
 }

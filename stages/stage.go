@@ -18,6 +18,7 @@ type Frame struct {
 	line    []byte
 	typ     string
 	checked bool
+	indexed bool // index holds the members of line
 	err     error
 	index   codec.Index // top-level members, recorded by Check
 }
@@ -31,6 +32,13 @@ func EventFrame(e codec.Event) *Frame {
 // valid for as long as line is, which for a reader's frames is until Push returns.
 func LineFrame(line []byte, lineNo int) *Frame {
 	return &Frame{line: line, LineNo: lineNo}
+}
+
+// reuse makes f the frame of another line, keeping its storage: a reader pushes every line
+// in the same frame, so reading a stream allocates nothing per line.
+func (f *Frame) reuse(line []byte, lineNo int) *Frame {
+	f.Event, f.LineNo, f.line, f.typ, f.checked, f.indexed, f.err = nil, lineNo, line, "", false, false, nil
+	return f
 }
 
 // Line returns the frame's encoded line, encoding a typed event on first use. A stage that
@@ -59,9 +67,10 @@ func (f *Frame) Check() error {
 		f.checked = true
 		f.err = codec.CheckObjectIndexed(f.line, &f.index)
 		if f.err == nil {
+			f.indexed = true
 			var t [1]codec.Member
 			f.index.FindEach(typeKey, t[:])
-			f.typ = t[0].Str(f.line)
+			f.typ = eventType(f.line, t[0])
 		}
 	}
 	return f.err
@@ -78,18 +87,82 @@ func (f *Frame) Type() string {
 // Edited gives the frame line, a valid edit of its line made by the stage holding it, and
 // returns it. The stage owns the frame during Push, so it is changed in place.
 func (f *Frame) Edited(line []byte) *Frame {
-	f.line, f.Event = line, nil
-	f.index = codec.Index{}
+	f.line, f.Event, f.indexed = line, nil, false
 	return f
 }
 
 var typeKey = []string{"type"}
 
+// eventType is the string value of member m of obj (a type), "" when it is not a string. The
+// event and update types of the spec are returned as constants, not as copies made for each
+// line.
+func eventType(obj []byte, m codec.Member) string {
+	switch m.View(obj) {
+	case codec.TypeSession:
+		return codec.TypeSession
+	case codec.TypeAgentStart:
+		return codec.TypeAgentStart
+	case codec.TypeAgentEnd:
+		return codec.TypeAgentEnd
+	case codec.TypeTurnStart:
+		return codec.TypeTurnStart
+	case codec.TypeTurnEnd:
+		return codec.TypeTurnEnd
+	case codec.TypeMessageStart:
+		return codec.TypeMessageStart
+	case codec.TypeMessageUpdate:
+		return codec.TypeMessageUpdate
+	case codec.TypeMessageEnd:
+		return codec.TypeMessageEnd
+	case codec.TypeToolExecutionStart:
+		return codec.TypeToolExecutionStart
+	case codec.TypeToolExecutionUpdate:
+		return codec.TypeToolExecutionUpdate
+	case codec.TypeToolExecutionEnd:
+		return codec.TypeToolExecutionEnd
+	case codec.TypeSessionActionUpdate:
+		return codec.TypeSessionActionUpdate
+	case codec.TypeCompactionStart:
+		return codec.TypeCompactionStart
+	case codec.TypeCompactionEnd:
+		return codec.TypeCompactionEnd
+	case codec.TypeAutoRetryStart:
+		return codec.TypeAutoRetryStart
+	case codec.TypeAutoRetryEnd:
+		return codec.TypeAutoRetryEnd
+	case codec.UpdateTextStart:
+		return codec.UpdateTextStart
+	case codec.UpdateTextDelta:
+		return codec.UpdateTextDelta
+	case codec.UpdateTextEnd:
+		return codec.UpdateTextEnd
+	case codec.UpdateThinkingStart:
+		return codec.UpdateThinkingStart
+	case codec.UpdateThinkingDelta:
+		return codec.UpdateThinkingDelta
+	case codec.UpdateThinkingEnd:
+		return codec.UpdateThinkingEnd
+	case codec.UpdateToolCallStart:
+		return codec.UpdateToolCallStart
+	case codec.UpdateToolCallDelta:
+		return codec.UpdateToolCallDelta
+	case codec.UpdateToolCallEnd:
+		return codec.UpdateToolCallEnd
+	case "start":
+		return "start"
+	case "done":
+		return "done"
+	case "error":
+		return "error"
+	}
+	return m.Str(obj)
+}
+
 // members finds the top-level member named by each of keys in the frame's line (the last of
 // duplicates, as jq reads them), from the index made when the line was checked when there is one.
 func (f *Frame) members(keys []string, found []codec.Member) {
 	line := f.Line()
-	if f.index.Indexed(line) {
+	if f.indexed && f.index.Indexed(line) {
 		f.index.FindEach(keys, found)
 		return
 	}

@@ -309,7 +309,7 @@ func TestSkipInvalidDropsBadLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != "{\"type\":\"a\"}\n{\"type\":\"b\"}\n" || stats.Invalid != 1 {
+	if out.String() != "{\"type\":\"a\"}\n{\"type\":\"b\"}\r\n" || stats.Invalid != 1 {
 		t.Errorf("got %q, %+v", out.String(), stats)
 	}
 }

@@ -90,7 +90,7 @@ func (t *Text) message(f *Frame) []byte {
 
 func (t *Text) assistant(f *Frame) bool {
 	msg := t.message(f)
-	return codec.Find(msg, "role").Str(msg) == "assistant"
+	return codec.Find(msg, "role").View(msg) == "assistant"
 }
 
 // closeMessage ends the line of the message written so far, if it wrote anything, and
@@ -159,15 +159,15 @@ func (t *Text) update(f *Frame) error {
 	}
 	ev := parseNestedEvent(ame.Raw(f.Line()))
 	i := ev.index()
-	switch ev.str(evType) {
+	switch ev.typ() {
 	case codec.UpdateTextDelta:
-		return t.write(i, false, ev.str(evDelta))
+		return t.write(i, false, ev.view(evDelta))
 	case codec.UpdateThinkingDelta:
-		return t.write(i, true, ev.str(evDelta))
+		return t.write(i, true, ev.view(evDelta))
 	case codec.UpdateTextEnd:
-		return t.complete(i, false, ev.str(evContent))
+		return t.complete(i, false, ev.view(evContent))
 	case codec.UpdateThinkingEnd:
-		return t.complete(i, true, ev.str(evContent))
+		return t.complete(i, true, ev.view(evContent))
 	}
 	return nil
 }

@@ -141,16 +141,9 @@ func newShape(fields ...field) *shape {
 // maxShapeFields bounds the fields of a shape, so lookups fit in a fixed array.
 const maxShapeFields = 12
 
-// strView returns the string value of member m of obj, "" when it is not a string. A value
-// without escapes is returned without copying: it is valid only while obj is, so callers
-// that keep it clone it.
-func strView(obj []byte, m codec.Member) string {
-	raw := m.Raw(obj)
-	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
-		return codec.UnsafeString(raw[1 : len(raw)-1])
-	}
-	return m.Str(obj)
-}
+// strView returns the string value of member m of obj, "" when it is not a string, without
+// copying: valid only while obj is, so callers that keep it clone it.
+func strView(obj []byte, m codec.Member) string { return m.View(obj) }
 
 func oneOf(s string, allowed []string) bool {
 	for _, a := range allowed {
