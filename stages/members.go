@@ -26,8 +26,10 @@ type nestedEvent struct {
 	m   [6]codec.Member
 }
 
-func parseNestedEvent(raw []byte) *nestedEvent {
-	n := &nestedEvent{raw: raw}
+// parseNestedEvent returns a value, not a pointer: it stays on the caller's stack, where a
+// pointer would cost an allocation per line.
+func parseNestedEvent(raw []byte) (n nestedEvent) {
+	n.raw = raw
 	codec.FindEach(raw, eventKeys, n.m[:])
 	return n
 }

@@ -68,7 +68,8 @@ type Validator struct {
 	blocks     []blockState
 	tools      map[string]openTool
 
-	ambiguities codec.AmbiguityWalker
+	ambiguities     codec.AmbiguityWalker
+	reportAmbiguity func(codec.Ambiguity) bool
 }
 
 // opener remembers the line that opened something not yet closed; 0 when nothing is open.
@@ -171,10 +172,13 @@ func (v *Validator) Push(f *Frame, emit Emit) error {
 // checkAmbiguities reports what parsers read differently: duplicate keys (filters, like jq,
 // take the last; other consumers the first) and lone surrogate escapes.
 func (v *Validator) checkAmbiguities(line []byte) {
-	v.ambiguities.Each(line, func(a codec.Ambiguity) bool {
-		v.report(a.String())
-		return true
-	})
+	if v.reportAmbiguity == nil { // made once: a closure made per line would be allocated per line
+		v.reportAmbiguity = func(a codec.Ambiguity) bool {
+			v.report(a.String())
+			return true
+		}
+	}
+	v.ambiguities.Each(line, v.reportAmbiguity)
 }
 
 func (v *Validator) check(f *Frame) {
