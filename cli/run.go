@@ -39,6 +39,7 @@ type RunCmd struct {
 	RetryBaseDelay time.Duration `default:"2s" help:"Delay before the first retry; it doubles for each next one."`
 	MaxRetryDelay  time.Duration `default:"60s" help:"Longest Retry-After a provider may ask for; a longer one ends the run instead of waiting."`
 
+	PromptFlags  // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
 	LongRunFlags // compaction, --autonomous, limits, gates (run_long.go)
 	RedactFlags  // --redact, --redact-session (run_redact.go)
 }
@@ -89,9 +90,9 @@ func interruptContext() (context.Context, func(), func() os.Signal) {
 }
 
 func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signal) error {
-	cwd, err := os.Getwd()
+	cwd, err := c.workDir()
 	if err != nil {
-		return Fail(ExitUsage, err.Error())
+		return err
 	}
 	model, prov, err := c.ModelFlags.resolve(streams, c.savedModel(streams, cwd))
 	if err != nil {
@@ -105,6 +106,11 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		return Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
 	}
 	toolset, err := c.toolset(cwd)
+	if err != nil {
+		return err
+	}
+
+	sysPrompt, err := c.PromptFlags.systemPrompt(streams, cwd, toolset)
 	if err != nil {
 		return err
 	}
@@ -148,7 +154,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	}
 
 	ag := agent.New(c.LongRunFlags.apply(agent.Config{
-		Provider: prov, Model: model, Tools: toolset, SystemPrompt: systemPrompt(cwd, toolset),
+		Provider: prov, Model: model, Tools: toolset, SystemPrompt: sysPrompt,
 		ThinkingLevel: c.Thinking, Store: store, Emit: emit,
 		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
 		HistoryEntryIDs: sess.HistoryIDs,
@@ -289,7 +295,7 @@ func homeDir(streams *IO) string {
 	return filepath.Join(home, ".base-context")
 }
 
-func systemPrompt(cwd string, ts []tools.Tool) string {
+func builtinSystemPrompt(cwd string, ts []tools.Tool) string {
 	var b strings.Builder
 	b.WriteString("You are base-context, a coding agent working in a software project on the user's machine. ")
 	b.WriteString("Use the tools to inspect and change files and to run commands; keep answers short and concrete.\n\n")
