@@ -46,6 +46,8 @@ type Config struct {
 	Autonomous bool
 	// Limits bound a prompt's run; zero fields are no limit (limits.go).
 	Limits Limits
+	// Permission, when set, is asked before each tool call runs (permission.go).
+	Permission Permission
 	// Gates are the commands that decide when an autonomous run is done (gates.go).
 	Gates GateSettings
 	// HistoryEntryIDs are the session entry ids of the history given to New, one per
@@ -548,6 +550,9 @@ func (a *Agent) execute(ctx context.Context, c *codec.ToolCall) (res tools.Resul
 	}
 	if tool == nil {
 		return errorResult("Tool " + c.Name + " not found")
+	}
+	if err := a.permit(ctx, c); err != nil {
+		return errorResult(err.Error())
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -39,6 +39,7 @@ type RunCmd struct {
 	RetryBaseDelay time.Duration `default:"2s" help:"Delay before the first retry; it doubles for each next one."`
 	MaxRetryDelay  time.Duration `default:"60s" help:"Longest Retry-After a provider may ask for; a longer one ends the run instead of waiting."`
 
+	PolicyFlags  // --allow, --deny, --permission-mode, --read-only (run_policy.go)
 	PromptFlags  // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
 	LongRunFlags // compaction, --autonomous, limits, gates (run_long.go)
 	RedactFlags  // --redact, --redact-session (run_redact.go)
@@ -114,6 +115,11 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if err != nil {
 		return err
 	}
+	// No client to ask in text and json mode: --permission-mode ask refuses what it would ask.
+	perm, err := c.PolicyFlags.permission(cwd, nil)
+	if err != nil {
+		return err
+	}
 
 	redact, err := c.RedactFlags.stage(streams, c.apiKeys(streams))
 	if err != nil {
@@ -155,7 +161,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 
 	ag := agent.New(c.LongRunFlags.apply(agent.Config{
 		Provider: prov, Model: model, Tools: toolset, SystemPrompt: sysPrompt,
-		ThinkingLevel: c.Thinking, Store: store, Emit: emit,
+		ThinkingLevel: c.Thinking, Store: store, Emit: emit, Permission: perm,
 		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
 		HistoryEntryIDs: sess.HistoryIDs,
 	}, cwd), sess.History)
