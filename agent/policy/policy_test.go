@@ -90,7 +90,10 @@ func TestReadOnlyAndAsk(t *testing.T) {
 	}
 	var asked []string
 	p = &Policy{Mode: ModeAsk, Cwd: "/proj", Allow: []Rule{mustRule(t, "bash(ls)", "A")},
-		Ask: func(_ context.Context, q string) (bool, error) { asked = append(asked, q); return q == "Allow bash(ls && make)?", nil }}
+		Ask: func(_ context.Context, q string) (bool, error) {
+			asked = append(asked, q)
+			return q == "Allow bash(ls && make)?", nil
+		}}
 	if err := p.Check(ctx, "bash", bash("ls")); err != nil || len(asked) != 0 {
 		t.Errorf("an allowed call was asked about: %v %q", err, asked)
 	}
