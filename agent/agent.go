@@ -483,6 +483,7 @@ func (a *Agent) respond(ctx context.Context, retry int) (msg *codec.AssistantMes
 			", more than --max-retry-delay " + formatDuration(a.cfg.Retry.MaxDelay)
 	}
 	a.use.tokens += msg.Usage.TotalTokens
+	a.use.cost += msg.Usage.Cost.Total
 	a.emit(&codec.MessageEnd{Message: msg})
 	if retry > 0 && msg.StopReason != codec.StopReasonError {
 		a.emit(&codec.AutoRetryEnd{Success: true, Attempt: int64(retry)})

@@ -141,3 +141,15 @@ func TestNotAutonomousStopsWhenTheAgentStops(t *testing.T) {
 		t.Fatalf("%d runs", n)
 	}
 }
+
+func TestFormatDollars(t *testing.T) {
+	for _, c := range []struct {
+		d    float64
+		min  int
+		want string
+	}{{0.50123, 4, "$0.5012"}, {0.5, 2, "$0.50"}, {0.001, 2, "$0.001"}, {2, 2, "$2.00"}, {0.0015, 4, "$0.0015"}} {
+		if got := formatDollars(c.d, c.min); got != c.want {
+			t.Errorf("formatDollars(%v, %d) = %q, want %q", c.d, c.min, got, c.want)
+		}
+	}
+}
