@@ -46,6 +46,9 @@ type Config struct {
 	Autonomous bool
 	// Limits bound a prompt's run; zero fields are no limit (limits.go).
 	Limits Limits
+	// CheckAnswer, when set, checks the answer the agent would stop with: it returns "" when
+	// the answer will do, else the correction prompt queued as a follow-up (once per prompt).
+	CheckAnswer func(answer string) (correction string)
 	// Permission, when set, is asked before each tool call runs (permission.go).
 	Permission Permission
 	// Gates are the commands that decide when an autonomous run is done (gates.go).
@@ -294,6 +297,9 @@ func (a *Agent) Prompt(ctx context.Context, users ...*codec.UserMessage) (out Ou
 		// The agent would stop here: what it was asked to do next comes first (steering
 		// that arrived as it stopped, then follow-ups); then an autonomous run checks
 		// whether it is done.
+		if !a.hasQueued() && !out.command {
+			a.checkAnswer(out.Final)
+		}
 		if !a.hasQueued() && a.cfg.Autonomous && !out.command {
 			done := a.checkDone(ctx, &out)
 			if ctx.Err() != nil || out.Limit != nil || (done && a.endIfIdle()) {

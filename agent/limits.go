@@ -42,6 +42,7 @@ type usage struct {
 	tokens        int64
 	continuations int
 	cost          float64     // dollars
+	corrected     bool        // the answer check has queued its correction prompt
 	limitHit      *LimitError // set when a limit stopped the run
 }
 

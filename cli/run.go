@@ -40,6 +40,7 @@ type RunCmd struct {
 	MaxRetryDelay  time.Duration `default:"60s" help:"Longest Retry-After a provider may ask for; a longer one ends the run instead of waiting."`
 
 	PolicyFlags  // --allow, --deny, --permission-mode, --read-only (run_policy.go)
+	SchemaFlags  // --output-schema (run_schema.go)
 	PromptFlags  // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
 	LongRunFlags // compaction, --autonomous, limits, gates (run_long.go)
 	RedactFlags  // --redact, --redact-session (run_redact.go)
@@ -115,6 +116,10 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if err != nil {
 		return err
 	}
+	if err := c.loadSchema(); err != nil {
+		return err
+	}
+	sysPrompt += c.SchemaFlags.instructions()
 	// No client to ask in text and json mode: --permission-mode ask refuses what it would ask.
 	perm, err := c.PolicyFlags.permission(cwd, nil)
 	if err != nil {
@@ -162,6 +167,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	ag := agent.New(c.LongRunFlags.apply(agent.Config{
 		Provider: prov, Model: model, Tools: toolset, SystemPrompt: sysPrompt,
 		ThinkingLevel: c.Thinking, Store: store, Emit: emit, Permission: perm,
+		CheckAnswer:     c.SchemaFlags.checkAnswer(),
 		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
 		HistoryEntryIDs: sess.HistoryIDs,
 	}, cwd), sess.History)
@@ -197,10 +203,14 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		}
 		return Fail(ExitFailure, msg)
 	}
+	text, err := c.SchemaFlags.answer(outcome.Final)
+	if err != nil {
+		return err
+	}
 	// Text mode prints the answer of a completed run only: an interrupted or failed run has
 	// none (its reason goes to stderr), not even the text received so far.
 	if c.Mode == "text" {
-		if text := finalText(outcome.Final); text != "" {
+		if text != "" {
 			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
 				return err
 			}
