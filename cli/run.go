@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
@@ -58,7 +59,10 @@ func (c *RunCmd) Validate() error {
 }
 
 // Run runs the agent.
-func (c *RunCmd) Run(streams *IO) error {
+func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
+	if err := c.settle(streams, kctx); err != nil {
+		return err
+	}
 	if c.Detach {
 		return c.detach(streams)
 	}

@@ -52,17 +52,28 @@ func Load(home, cwd string) (files []File, warnings []string) {
 	return files, warnings
 }
 
-// chain is the directories from the repository root of cwd down to cwd.
-func chain(cwd string) []string {
-	cwd = filepath.Clean(cwd)
-	var up []string
-	for dir := cwd; ; dir = filepath.Dir(dir) {
-		up = append(up, dir)
+// RepoRoot is the repository root of cwd: the nearest directory at or above it holding
+// .git; "" when there is none.
+func RepoRoot(cwd string) string {
+	for dir := filepath.Clean(cwd); ; dir = filepath.Dir(dir) {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			break
+			return dir
 		}
 		if filepath.Dir(dir) == dir {
-			break // no repository: from the root
+			return ""
+		}
+	}
+}
+
+// chain is the directories from the repository root of cwd (else the file system root)
+// down to cwd.
+func chain(cwd string) []string {
+	root := RepoRoot(cwd)
+	var up []string
+	for dir := filepath.Clean(cwd); ; dir = filepath.Dir(dir) {
+		up = append(up, dir)
+		if dir == root || filepath.Dir(dir) == dir {
+			break
 		}
 	}
 	for i, j := 0, len(up)-1; i < j; i, j = i+1, j-1 {
