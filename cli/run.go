@@ -40,11 +40,11 @@ type RunCmd struct {
 	RetryBaseDelay time.Duration `default:"2s" help:"Delay before the first retry; it doubles for each next one."`
 	MaxRetryDelay  time.Duration `default:"60s" help:"Longest Retry-After a provider may ask for; a longer one ends the run instead of waiting."`
 
-	PolicyFlags  // --allow, --deny, --permission-mode, --read-only (run_policy.go)
-	SchemaFlags  // --output-schema (run_schema.go)
-	PromptFlags  // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
-	LongRunFlags // compaction, --autonomous, limits, gates (run_long.go)
-	RedactFlags  // --redact, --redact-session (run_redact.go)
+	PolicyFlags  `embed:"" group:"Permissions (tool calls):"` // --allow, --deny, --permission-mode, --read-only (run_policy.go)
+	SchemaFlags  `embed:"" group:"Structured result:"`        // --output-schema (run_schema.go)
+	PromptFlags  `embed:"" group:"Project and prompt:"`       // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
+	LongRunFlags                                              // compaction, --autonomous, limits, gates (run_long.go)
+	RedactFlags                                               // --redact, --redact-session (run_redact.go)
 }
 
 // Validate checks flag combinations kong cannot express.
