@@ -45,6 +45,8 @@ type RunCmd struct {
 	PromptFlags  `embed:"" group:"Project and prompt:"`       // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
 	LongRunFlags                                              // compaction, --autonomous, limits, gates (run_long.go)
 	RedactFlags                                               // --redact, --redact-session (run_redact.go)
+
+	settingsModel string // the settings' model: the default after a resumed session's own (settings.go)
 }
 
 // Validate checks flag combinations kong cannot express.
@@ -100,7 +102,11 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if err != nil {
 		return err
 	}
-	model, prov, err := c.ModelFlags.resolve(streams, c.savedModel(streams, cwd))
+	saved := c.savedModel(streams, cwd)
+	if saved == "" {
+		saved = c.settingsModel
+	}
+	model, prov, err := c.ModelFlags.resolve(streams, saved)
 	if err != nil {
 		return err
 	}

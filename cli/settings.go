@@ -206,8 +206,13 @@ func (c *RunCmd) settle(streams *IO, kctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := applySettings(streams, cwd, kctx); err != nil {
+	sources, err := applySettings(streams, cwd, kctx)
+	if err != nil {
 		return err
+	}
+	// The settings' model is a default: a resumed session keeps its own model.
+	if from := sources["model"]; from != "" && from != "flag" {
+		c.settingsModel, c.Model = c.Model, ""
 	}
 	if err := c.Validate(); err != nil {
 		return Fail(ExitUsage, err.Error())
