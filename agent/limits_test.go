@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
 )
@@ -151,5 +152,28 @@ func TestFormatDollars(t *testing.T) {
 		if got := formatDollars(c.d, c.min); got != c.want {
 			t.Errorf("formatDollars(%v, %d) = %q, want %q", c.d, c.min, got, c.want)
 		}
+	}
+}
+
+func TestMaxCostCountsSummaries(t *testing.T) {
+	// $100 per million input tokens: the first response costs $0.90, the summary $0.10, the
+	// answer $0.05.
+	script := `{"responses":[
+	 {"text":"reading","tool_calls":[{"id":"c1","name":"hook","args":{}}],"usage":{"input":9000}},
+	 {"text":"THE SUMMARY","usage":{"input":1000}},
+	 {"text":"the answer","usage":{"input":500}}
+	]}`
+	model := provider.Model{ID: "m", Provider: "script", API: "script", ContextWindow: 10000, Cost: provider.Prices{Input: 100}}
+	a, _, _ := testAgent(t, script, Config{Model: model, Tools: []tools.Tool{&hookTool{}},
+		Compaction: CompactionSettings{Auto: true, Reserve: 2000, Keep: 1}})
+	out := a.Prompt(context.Background(), userText("please read"))
+	if out.Failed() || math.Abs(a.use.cost-1.05) > 1e-9 {
+		t.Fatalf("cost %v, want 1.05 (outcome %+v)", a.use.cost, out)
+	}
+	// A budget the first response uses up stops the run at the turn boundary.
+	a, _, _ = testAgent(t, script, Config{Model: model, Tools: []tools.Tool{&hookTool{}}, Limits: Limits{MaxCost: 0.5}})
+	out = a.Prompt(context.Background(), userText("please read"))
+	if out.Limit == nil || out.Limit.Error() != "max-cost reached ($0.9000/$0.50)" {
+		t.Fatalf("limit %v", out.Limit)
 	}
 }
