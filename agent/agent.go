@@ -95,7 +95,7 @@ func New(cfg Config, history []codec.Message) *Agent {
 	}
 	if cfg.Autonomous || len(cfg.Gates.Commands) > 0 {
 		cfg.Autonomous = true
-		cfg.SystemPrompt += autonomyNote(cfg.Gates.Commands)
+		cfg.SystemPrompt += autonomyNote(cfg.Gates.Commands, cfg.CheckAnswer != nil)
 	}
 	a := &Agent{cfg: cfg, history: history, ids: make([]string, len(history))}
 	copy(a.ids, cfg.HistoryEntryIDs)

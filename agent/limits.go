@@ -103,10 +103,16 @@ const continuationPrompt = "Continue working on the task on your own; nobody wil
 	"complete, check your work and end your reply with a line that reads " + doneMarker + "."
 
 // autonomyNote is added to the system prompt of an autonomous run.
-func autonomyNote(gates []string) string {
+// With structured, the answer's format (Config.CheckAnswer) says it is complete instead of
+// the done marker.
+func autonomyNote(gates []string, structured bool) string {
 	var b strings.Builder
 	b.WriteString("\n\nYou are working autonomously: nobody reads your messages until you finish, so do not ask " +
 		"questions or wait for confirmation; decide and keep working until the task is complete.")
+	if len(gates) == 0 && structured {
+		b.WriteString(" When it is complete, give your final answer in the required format.")
+		return b.String()
+	}
 	if len(gates) == 0 {
 		b.WriteString(" When it is complete, end your final reply with a line that reads " + doneMarker + ".")
 		return b.String()
@@ -146,8 +152,8 @@ func (a *Agent) checkDone(ctx context.Context, out *Outcome) (finished bool) {
 		a.FollowUp(failed.prompt())
 		return false
 	}
-	if saysDone(answerText(out.Final)) {
-		return true
+	if text := answerText(out.Final); saysDone(text) || (a.cfg.CheckAnswer != nil && a.cfg.CheckAnswer(text) == "") {
+		return true // an answer in the required format is the final one
 	}
 	if max := a.cfg.Limits.MaxContinuations; max > 0 && a.use.continuations >= max {
 		out.Limit = &LimitError{"max-continuations", strconv.Itoa(a.use.continuations), strconv.Itoa(max)}

@@ -177,3 +177,27 @@ func TestMaxCostCountsSummaries(t *testing.T) {
 		t.Fatalf("limit %v", out.Limit)
 	}
 }
+
+func TestAutonomousRunEndsWithAStructuredAnswer(t *testing.T) {
+	check := func(answer string) string {
+		if strings.HasPrefix(answer, "{") {
+			return ""
+		}
+		return "answer in JSON"
+	}
+	a, r, _ := testAgent(t, `{"responses":[{"text":"halfway"},{"text":"{\"ok\":true}"}]}`,
+		Config{Autonomous: true, CheckAnswer: check, Limits: Limits{MaxContinuations: 3}})
+	out := a.Prompt(context.Background(), userText("task"))
+	if out.Failed() || out.Limit != nil || messageText(out.Final) != `{"ok":true}` {
+		t.Fatalf("outcome %+v", out)
+	}
+	// The first answer got the correction prompt; the structured one ended the run, with no
+	// continuation asking for DONE.
+	ends := eventsOf[*codec.AgentEnd](r)
+	if len(ends) != 2 || messageText(ends[1].Messages[0]) != "answer in JSON" {
+		t.Fatalf("runs %+v", ends)
+	}
+	if strings.Contains(a.cfg.SystemPrompt, "DONE") {
+		t.Fatalf("system prompt asks for DONE: %q", a.cfg.SystemPrompt)
+	}
+}
