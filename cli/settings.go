@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,11 +9,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent/instructions"
+	"github.com/basecontext/base-context/agent/policy"
 	"github.com/basecontext/base-context/codec"
 )
 
@@ -93,21 +96,35 @@ func settingsPaths(streams *IO, cwd string) []string {
 
 // settingValues reads a settings file into its values by dotted key; a missing file has
 // none. An unknown key or a value of the wrong type is a usage error naming file and line.
-func settingValues(path string) (map[string]reflect.Value, error) {
+func settingValues(path string) (map[string]reflect.Value, []byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, Fail(ExitUsage, "cannot read the settings: "+err.Error())
+		return nil, nil, Fail(ExitUsage, "cannot read the settings: "+err.Error())
 	}
 	var doc settingsFile
 	if err := codec.DecodeStrict(data, &doc); err != nil {
-		return nil, Fail(ExitUsage, fmt.Sprintf("%s: %v", path, err))
+		return nil, nil, Fail(ExitUsage, fmt.Sprintf("%s: %v", path, err))
 	}
 	values := map[string]reflect.Value{}
 	collectSettings(reflect.ValueOf(doc), "", values)
-	return values, nil
+	return values, data, nil
+}
+
+// keyLine is the line (from 1) of a dotted key's last member in a settings document, found
+// after its group's name: good enough to point at a value the decoder accepted.
+func keyLine(data []byte, key string) int {
+	off := 0
+	for _, part := range strings.Split(key, ".") {
+		i := bytes.Index(data[off:], []byte(strconv.Quote(part)))
+		if i < 0 {
+			break
+		}
+		off += i
+	}
+	return 1 + bytes.Count(data[:off], []byte("\n"))
 }
 
 // collectSettings gathers the members set in a decoded struct, by dotted json key.
@@ -145,7 +162,7 @@ func applySettings(streams *IO, cwd string, kctx *kong.Context) (settingSources,
 	}
 	sources := settingSources{}
 	for _, path := range settingsPaths(streams, cwd) {
-		values, err := settingValues(path)
+		values, data, err := settingValues(path)
 		if err != nil {
 			return nil, err
 		}
@@ -162,8 +179,12 @@ func applySettings(streams *IO, cwd string, kctx *kong.Context) (settingSources,
 			if !ok {
 				continue
 			}
-			if err := setFlag(f, v); err != nil {
-				return nil, Fail(ExitUsage, fmt.Sprintf("%s: %s: %v", path, s.key, err))
+			err := checkSetting(s.key, v)
+			if err == nil {
+				err = setFlag(f, v)
+			}
+			if err != nil {
+				return nil, Fail(ExitUsage, fmt.Sprintf("%s: line %d: %s: %v", path, keyLine(data, s.key), s.key, err))
 			}
 			sources[s.key] = path
 		}
@@ -210,12 +231,27 @@ func (c *RunCmd) settle(streams *IO, kctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
+	c.PolicyFlags.sources = sources
 	// The settings' model is a default: a resumed session keeps its own model.
 	if from := sources["model"]; from != "" && from != "flag" {
 		c.settingsModel, c.Model = c.Model, ""
 	}
 	if err := c.Validate(); err != nil {
 		return Fail(ExitUsage, err.Error())
+	}
+	return nil
+}
+
+// checkSetting checks what a flag's own parsing would catch later without naming the file:
+// the permission rules.
+func checkSetting(key string, v reflect.Value) error {
+	if key != "permissions.allow" && key != "permissions.deny" {
+		return nil
+	}
+	for _, r := range v.Interface().([]string) {
+		if _, err := policy.ParseRule(r); err != nil {
+			return err
+		}
 	}
 	return nil
 }
