@@ -12,6 +12,7 @@ require (
 	github.com/tidwall/gjson v1.20.4
 	github.com/tidwall/sjson v1.2.5
 	google.golang.org/genai v1.77.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
@@ -24,7 +25,7 @@ require (
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/golang/groupcache v0.0.0-20210331224755-41bb18bfe9da // indirect
-	github.com/google/go-cmp v0.6.0 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/s2a-go v0.1.8 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.4 // indirect
 	github.com/gorilla/websocket v1.5.3 // indirect

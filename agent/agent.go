@@ -49,6 +49,11 @@ type Config struct {
 	Autonomous bool
 	// Limits bound a prompt's run; zero fields are no limit (limits.go).
 	Limits Limits
+	// CheckAnswer, when set, checks the answer the agent would stop with: it returns "" when
+	// the answer will do, else the correction prompt queued as a follow-up (once per prompt).
+	CheckAnswer func(answer string) (correction string)
+	// Permission, when set, is asked before each tool call runs (permission.go).
+	Permission Permission
 	// Gates are the commands that decide when an autonomous run is done (gates.go).
 	Gates GateSettings
 	// HistoryEntryIDs are the session entry ids of the history given to New, one per
@@ -95,7 +100,7 @@ func New(cfg Config, history []codec.Message) *Agent {
 	}
 	if cfg.Autonomous || len(cfg.Gates.Commands) > 0 {
 		cfg.Autonomous = true
-		cfg.SystemPrompt += autonomyNote(cfg.Gates.Commands)
+		cfg.SystemPrompt += autonomyNote(cfg.Gates.Commands, cfg.CheckAnswer != nil)
 	}
 	a := &Agent{cfg: cfg, history: history, ids: make([]string, len(history))}
 	copy(a.ids, cfg.HistoryEntryIDs)
@@ -325,6 +330,9 @@ func (a *Agent) Prompt(ctx context.Context, users ...*codec.UserMessage) (out Ou
 		// The agent would stop here: what it was asked to do next comes first (steering
 		// that arrived as it stopped, then follow-ups); then an autonomous run checks
 		// whether it is done.
+		if !a.hasQueued() && !out.command {
+			a.checkAnswer(out.Final)
+		}
 		if !a.hasQueued() && a.cfg.Autonomous && !out.command {
 			done := a.checkDone(ctx, &out)
 			if ctx.Err() != nil || out.Limit != nil || (done && a.endIfIdle()) {
@@ -514,6 +522,7 @@ func (a *Agent) respond(ctx context.Context, retry int) (msg *codec.AssistantMes
 			", more than --max-retry-delay " + formatDuration(a.cfg.Retry.MaxDelay)
 	}
 	a.use.tokens += msg.Usage.TotalTokens
+	a.use.cost += msg.Usage.Cost.Total
 	a.emit(&codec.MessageEnd{Message: msg})
 	if retry > 0 && msg.StopReason != codec.StopReasonError {
 		a.emit(&codec.AutoRetryEnd{Success: true, Attempt: int64(retry)})
@@ -581,6 +590,9 @@ func (a *Agent) execute(ctx context.Context, c *codec.ToolCall) (res tools.Resul
 	}
 	if tool == nil {
 		return errorResult("Tool " + c.Name + " not found")
+	}
+	if err := a.permit(ctx, c); err != nil {
+		return errorResult(err.Error())
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -319,6 +319,7 @@ func (a *Agent) summarise(ctx context.Context, msgs []codec.Message, instruction
 		case provider.Done:
 			if e.HasUsage {
 				a.use.tokens += e.Usage.TotalTokens
+				a.use.cost += e.Usage.Cost.Total
 			}
 		}
 	})

@@ -18,6 +18,7 @@ type Limits struct {
 	MaxTokens        int64         // usage totals of every model call, summaries included
 	MaxTime          time.Duration // wall time since the prompt started
 	MaxContinuations int           // continuation prompts of an autonomous run
+	MaxCost          float64       // dollars of every model call, summaries included, at the catalog's prices
 }
 
 // Defaults of an autonomous run (the CLI applies them when --autonomous is given).
@@ -40,6 +41,8 @@ type usage struct {
 	turns         int
 	tokens        int64
 	continuations int
+	cost          float64     // dollars
+	corrected     bool        // the answer check has queued its correction prompt
 	limitHit      *LimitError // set when a limit stopped the run
 }
 
@@ -51,12 +54,25 @@ func (a *Agent) limitReached() *LimitError {
 		return &LimitError{"max-turns", strconv.Itoa(u.turns), strconv.Itoa(l.MaxTurns)}
 	case l.MaxTokens > 0 && u.tokens >= l.MaxTokens:
 		return &LimitError{"max-tokens", strconv.FormatInt(u.tokens, 10), strconv.FormatInt(l.MaxTokens, 10)}
+	case l.MaxCost > 0 && u.cost >= l.MaxCost:
+		return &LimitError{"max-cost", formatDollars(u.cost, 4), formatDollars(l.MaxCost, 2)}
 	case l.MaxTime > 0:
 		if took := a.cfg.Now().Sub(u.start); took >= l.MaxTime {
 			return &LimitError{"max-time", formatDuration(took), formatDuration(l.MaxTime)}
 		}
 	}
 	return nil
+}
+
+// formatDollars shows an amount with at least min decimals, more when it has them (up to 4):
+// $0.5012, $0.50, $0.125.
+func formatDollars(d float64, min int) string {
+	s := strconv.FormatFloat(d, 'f', 4, 64)
+	s = strings.TrimRight(s, "0")
+	if dot := strings.IndexByte(s, '.'); len(s)-dot-1 < min {
+		s += strings.Repeat("0", min-(len(s)-dot-1))
+	}
+	return "$" + s
 }
 
 // formatDuration shows a duration to the millisecond below a minute, to the second above,
@@ -87,10 +103,16 @@ const continuationPrompt = "Continue working on the task on your own; nobody wil
 	"complete, check your work and end your reply with a line that reads " + doneMarker + "."
 
 // autonomyNote is added to the system prompt of an autonomous run.
-func autonomyNote(gates []string) string {
+// With structured, the answer's format (Config.CheckAnswer) says it is complete instead of
+// the done marker.
+func autonomyNote(gates []string, structured bool) string {
 	var b strings.Builder
 	b.WriteString("\n\nYou are working autonomously: nobody reads your messages until you finish, so do not ask " +
 		"questions or wait for confirmation; decide and keep working until the task is complete.")
+	if len(gates) == 0 && structured {
+		b.WriteString(" When it is complete, give your final answer in the required format.")
+		return b.String()
+	}
 	if len(gates) == 0 {
 		b.WriteString(" When it is complete, end your final reply with a line that reads " + doneMarker + ".")
 		return b.String()
@@ -130,8 +152,8 @@ func (a *Agent) checkDone(ctx context.Context, out *Outcome) (finished bool) {
 		a.FollowUp(failed.prompt())
 		return false
 	}
-	if saysDone(answerText(out.Final)) {
-		return true
+	if text := answerText(out.Final); saysDone(text) || (a.cfg.CheckAnswer != nil && a.cfg.CheckAnswer(text) == "") {
+		return true // an answer in the required format is the final one
 	}
 	if max := a.cfg.Limits.MaxContinuations; max > 0 && a.use.continuations >= max {
 		out.Limit = &LimitError{"max-continuations", strconv.Itoa(a.use.continuations), strconv.Itoa(max)}

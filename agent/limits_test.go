@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
 )
@@ -139,5 +140,64 @@ func TestNotAutonomousStopsWhenTheAgentStops(t *testing.T) {
 	a.Prompt(context.Background(), userText("task"))
 	if n := len(eventsOf[*codec.AgentStart](r)); n != 1 {
 		t.Fatalf("%d runs", n)
+	}
+}
+
+func TestFormatDollars(t *testing.T) {
+	for _, c := range []struct {
+		d    float64
+		min  int
+		want string
+	}{{0.50123, 4, "$0.5012"}, {0.5, 2, "$0.50"}, {0.001, 2, "$0.001"}, {2, 2, "$2.00"}, {0.0015, 4, "$0.0015"}} {
+		if got := formatDollars(c.d, c.min); got != c.want {
+			t.Errorf("formatDollars(%v, %d) = %q, want %q", c.d, c.min, got, c.want)
+		}
+	}
+}
+
+func TestMaxCostCountsSummaries(t *testing.T) {
+	// $100 per million input tokens: the first response costs $0.90, the summary $0.10, the
+	// answer $0.05.
+	script := `{"responses":[
+	 {"text":"reading","tool_calls":[{"id":"c1","name":"hook","args":{}}],"usage":{"input":9000}},
+	 {"text":"THE SUMMARY","usage":{"input":1000}},
+	 {"text":"the answer","usage":{"input":500}}
+	]}`
+	model := provider.Model{ID: "m", Provider: "script", API: "script", ContextWindow: 10000, Cost: provider.Prices{Input: 100}}
+	a, _, _ := testAgent(t, script, Config{Model: model, Tools: []tools.Tool{&hookTool{}},
+		Compaction: CompactionSettings{Auto: true, Reserve: 2000, Keep: 1}})
+	out := a.Prompt(context.Background(), userText("please read"))
+	if out.Failed() || math.Abs(a.use.cost-1.05) > 1e-9 {
+		t.Fatalf("cost %v, want 1.05 (outcome %+v)", a.use.cost, out)
+	}
+	// A budget the first response uses up stops the run at the turn boundary.
+	a, _, _ = testAgent(t, script, Config{Model: model, Tools: []tools.Tool{&hookTool{}}, Limits: Limits{MaxCost: 0.5}})
+	out = a.Prompt(context.Background(), userText("please read"))
+	if out.Limit == nil || out.Limit.Error() != "max-cost reached ($0.9000/$0.50)" {
+		t.Fatalf("limit %v", out.Limit)
+	}
+}
+
+func TestAutonomousRunEndsWithAStructuredAnswer(t *testing.T) {
+	check := func(answer string) string {
+		if strings.HasPrefix(answer, "{") {
+			return ""
+		}
+		return "answer in JSON"
+	}
+	a, r, _ := testAgent(t, `{"responses":[{"text":"halfway"},{"text":"{\"ok\":true}"}]}`,
+		Config{Autonomous: true, CheckAnswer: check, Limits: Limits{MaxContinuations: 3}})
+	out := a.Prompt(context.Background(), userText("task"))
+	if out.Failed() || out.Limit != nil || messageText(out.Final) != `{"ok":true}` {
+		t.Fatalf("outcome %+v", out)
+	}
+	// The first answer got the correction prompt; the structured one ended the run, with no
+	// continuation asking for DONE.
+	ends := eventsOf[*codec.AgentEnd](r)
+	if len(ends) != 2 || messageText(ends[1].Messages[0]) != "answer in JSON" {
+		t.Fatalf("runs %+v", ends)
+	}
+	if strings.Contains(a.cfg.SystemPrompt, "DONE") {
+		t.Fatalf("system prompt asks for DONE: %q", a.cfg.SystemPrompt)
 	}
 }

@@ -88,7 +88,7 @@ The summary line has these members (those marked ? are left out when empty; usag
 are summed over every assistant message):
 
   {"status","reason"?,"stopReason"?,"errorMessage"?,"sessionId"?,"truncated","turns",
-   "toolCalls":{NAME:{"calls","errors"}},"retries","compactions","usage"}
+   "toolCalls":{NAME:{"calls","errors","refused"?}},"retries","compactions","usage"}
 
 Examples:
 

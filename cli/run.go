@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
@@ -39,8 +40,13 @@ type RunCmd struct {
 	RetryBaseDelay time.Duration `default:"2s" help:"Delay before the first retry; it doubles for each next one."`
 	MaxRetryDelay  time.Duration `default:"60s" help:"Longest Retry-After a provider may ask for; a longer one ends the run instead of waiting."`
 
-	LongRunFlags // compaction, --autonomous, limits, gates (run_long.go)
-	RedactFlags  // --redact, --redact-session (run_redact.go)
+	PolicyFlags  `embed:"" group:"Permissions (tool calls):"` // --allow, --deny, --permission-mode, --read-only (run_policy.go)
+	SchemaFlags  `embed:"" group:"Structured result:"`        // --output-schema (run_schema.go)
+	PromptFlags  `embed:"" group:"Project and prompt:"`       // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
+	LongRunFlags                                              // compaction, --autonomous, limits, gates (run_long.go)
+	RedactFlags                                               // --redact, --redact-session (run_redact.go)
+
+	settingsModel string // the settings' model: the default after a resumed session's own (settings.go)
 }
 
 // Validate checks flag combinations kong cannot express.
@@ -60,7 +66,10 @@ func (c *RunCmd) Validate() error {
 }
 
 // Run runs the agent.
-func (c *RunCmd) Run(streams *IO) error {
+func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
+	if err := c.settle(streams, kctx); err != nil {
+		return err
+	}
 	if c.Mode == "rpc" {
 		return c.runRPC(streams)
 	}
@@ -98,11 +107,15 @@ func interruptContext() (context.Context, func(), func() os.Signal) {
 
 func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signal) (err error) {
 	defer func() { err = c.redactError(streams, err) }() // the error: line (run_redact.go)
-	cwd, err := os.Getwd()
+	cwd, err := c.workDir()
 	if err != nil {
-		return Fail(ExitUsage, err.Error())
+		return err
 	}
-	model, prov, err := c.ModelFlags.resolve(streams, c.savedModel(streams, cwd))
+	saved := c.savedModel(streams, cwd)
+	if saved == "" {
+		saved = c.settingsModel
+	}
+	model, prov, err := c.ModelFlags.resolve(streams, saved)
 	if err != nil {
 		return err
 	}
@@ -114,6 +127,20 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		return Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
 	}
 	toolset, err := c.toolset(tools.Options{Cwd: cwd}) // checked before the session starts
+	if err != nil {
+		return err
+	}
+
+	sysPrompt, err := c.PromptFlags.systemPrompt(streams, cwd, toolset)
+	if err != nil {
+		return err
+	}
+	if err := c.loadSchema(); err != nil {
+		return err
+	}
+	sysPrompt += c.SchemaFlags.instructions()
+	// No client to ask in text and json mode: --permission-mode ask refuses what it would ask.
+	perm, err := c.PolicyFlags.permission(cwd, nil)
 	if err != nil {
 		return err
 	}
@@ -162,8 +189,9 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	}
 
 	cfg := c.LongRunFlags.apply(agent.Config{
-		Provider: prov, Model: model, Tools: toolset, SystemPrompt: systemPrompt(cwd, toolset),
-		ThinkingLevel: c.Thinking, Store: store, Emit: emit, Flush: out.Flush,
+		Provider: prov, Model: model, Tools: toolset, SystemPrompt: sysPrompt,
+		ThinkingLevel: c.Thinking, Store: store, Emit: emit, Flush: out.Flush, Permission: perm,
+		CheckAnswer:     c.SchemaFlags.checkAnswer(),
 		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
 		HistoryEntryIDs: sess.HistoryIDs,
 	}, cwd)
@@ -204,10 +232,14 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		}
 		return Fail(ExitFailure, msg)
 	}
+	text, err := c.SchemaFlags.answer(outcome.Final)
+	if err != nil {
+		return err
+	}
 	// Text mode prints the answer of a completed run only: an interrupted or failed run has
 	// none (its reason goes to stderr), not even the text received so far.
 	if c.Mode == "text" {
-		if text := c.RedactFlags.answer(finalText(outcome.Final)); text != "" {
+		if text := c.RedactFlags.answer(text); text != "" {
 			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
 				return err
 			}
@@ -307,7 +339,7 @@ func homeDir(streams *IO) string {
 	return filepath.Join(home, ".base-context")
 }
 
-func systemPrompt(cwd string, ts []tools.Tool) string {
+func builtinSystemPrompt(cwd string, ts []tools.Tool) string {
 	var b strings.Builder
 	b.WriteString("You are base-context, a coding agent working in a software project on the user's machine. ")
 	b.WriteString("Use the tools to inspect and change files and to run commands; keep answers short and concrete.\n\n")

@@ -18,6 +18,7 @@ type LongRunFlags struct {
 	MaxTurns         int           `placeholder:"N" help:"Stop after N model turns (exit 3). Default with --autonomous: 12."`
 	MaxTokens        int64         `placeholder:"N" help:"Stop once N tokens are used (exit 3). Default with --autonomous: 80000."`
 	MaxTime          time.Duration `placeholder:"DURATION" help:"Stop once the run has taken this long (exit 3). Default with --autonomous: 30m."`
+	MaxCost          float64       `placeholder:"USD" help:"Stop once the model calls (summaries included) have cost this many dollars at the catalog's prices (exit 3)."`
 	MaxContinuations int           `placeholder:"N" help:"Continuation prompts an autonomous run may queue (exit 3 when it needs more). Default: 3."`
 
 	Gate        []string      `placeholder:"CMD" sep:"none" help:"Shell command that must exit 0 for the run to succeed, run in the session directory when the agent stops; a failure goes back to the agent (repeatable; implies --autonomous; exit 4 when gates fail or never run)."`
@@ -40,6 +41,9 @@ func (f *LongRunFlags) validate() error {
 			return fmt.Errorf("%s must not be negative", v.flag)
 		}
 	}
+	if f.MaxCost < 0 {
+		return fmt.Errorf("--max-cost must not be negative")
+	}
 	for _, g := range f.Gate {
 		if g == "" {
 			return fmt.Errorf("--gate needs a command")
@@ -53,7 +57,7 @@ func (f *LongRunFlags) validate() error {
 func (f *LongRunFlags) apply(cfg agent.Config, dir string) agent.Config {
 	cfg.Compaction = agent.CompactionSettings{Auto: f.Compaction != "off", Reserve: f.CompactionReserve, Keep: f.CompactionKeep}
 	cfg.Autonomous = f.Autonomous || len(f.Gate) > 0
-	lim := agent.Limits{MaxTurns: f.MaxTurns, MaxTokens: f.MaxTokens, MaxTime: f.MaxTime, MaxContinuations: f.MaxContinuations}
+	lim := agent.Limits{MaxTurns: f.MaxTurns, MaxTokens: f.MaxTokens, MaxTime: f.MaxTime, MaxContinuations: f.MaxContinuations, MaxCost: f.MaxCost}
 	if cfg.Autonomous {
 		d := agent.DefaultLimits
 		lim.MaxTurns = or(lim.MaxTurns, d.MaxTurns)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -34,15 +35,34 @@ func (c *RunCmd) validateRPC() error {
 func (c *RunCmd) runRPC(streams *IO) error {
 	ctx, stop, signalled := interruptContext()
 	defer stop()
-	cwd, err := os.Getwd()
-	if err != nil {
-		return Fail(ExitUsage, err.Error())
-	}
-	model, prov, err := c.ModelFlags.resolve(streams, c.savedModel(streams, cwd))
+	cwd, err := c.workDir()
 	if err != nil {
 		return err
 	}
-	if _, err := c.toolset(tools.Options{Cwd: cwd}); err != nil { // checked before any line
+	saved := c.savedModel(streams, cwd)
+	if saved == "" {
+		saved = c.settingsModel
+	}
+	model, prov, err := c.ModelFlags.resolve(streams, saved)
+	if err != nil {
+		return err
+	}
+	toolset, err := c.toolset(tools.Options{Cwd: cwd}) // checked before any line
+	if err != nil {
+		return err
+	}
+	sysPrompt, err := c.PromptFlags.systemPrompt(streams, cwd, toolset)
+	if err != nil {
+		return err
+	}
+	if err := c.loadSchema(); err != nil {
+		return err
+	}
+	sysPrompt += c.SchemaFlags.instructions()
+	h := &rpcHost{c: c, streams: streams, cwd: cwd, model: model, prov: prov, systemPrompt: sysPrompt,
+		memory: map[*rpc.Session]*session.Memory{}}
+	// --permission-mode ask puts each call no rule decides to the client, as a confirm dialog.
+	if h.permission, err = c.PolicyFlags.permission(cwd, h.askClient); err != nil {
 		return err
 	}
 	keys := c.apiKeys(streams)
@@ -50,8 +70,7 @@ func (c *RunCmd) runRPC(streams *IO) error {
 		return err
 	}
 	defer c.RedactFlags.report(streams)
-	h := &rpcHost{c: c, streams: streams, cwd: cwd, model: model, prov: prov,
-		keys: keys, memory: map[*rpc.Session]*session.Memory{}}
+	h.keys = keys
 	srv := rpc.NewServer(h, streams.Out)
 	h.srv = srv
 	err = srv.Serve(ctx, streams.In)
@@ -84,7 +103,16 @@ type rpcHost struct {
 	prov    provider.Provider
 	keys    []string
 	srv     *rpc.Server
-	memory  map[*rpc.Session]*session.Memory // the entries of sessions kept in memory
+
+	systemPrompt string                           // the built-in or given prompt, the instructions, the schema's
+	permission   agent.Permission                 // the tool policy, asking the client in --permission-mode ask
+	memory       map[*rpc.Session]*session.Memory // the entries of sessions kept in memory
+}
+
+// askClient asks the client a yes-or-no question (a confirm dialog); no answer is no.
+func (h *rpcHost) askClient(ctx context.Context, question string) (bool, error) {
+	a, err := h.srv.Dialogs.Ask(ctx, rpc.Dialog{Method: rpc.DialogConfirm, Title: question})
+	return a.Confirmed, err
 }
 
 func (h *rpcHost) Cwd() string     { return h.cwd }
@@ -268,8 +296,9 @@ func (h *rpcHost) NewAgent(s *rpc.Session, emit func(codec.Event) error) *agent.
 	toolOpts := c.toolOptions(h.streams, h.cwd, s.Header.ID)
 	toolset, _ := c.toolset(toolOpts)
 	cfg := c.LongRunFlags.apply(agent.Config{
-		Provider: h.prov, Model: h.model, Tools: toolset, SystemPrompt: systemPrompt(h.cwd, toolset),
-		ThinkingLevel: c.Thinking, Store: s.Store, Emit: emit,
+		Provider: h.prov, Model: h.model, Tools: toolset, SystemPrompt: h.systemPrompt,
+		ThinkingLevel: c.Thinking, Store: s.Store, Emit: emit, Permission: h.permission,
+		CheckAnswer:     c.SchemaFlags.checkAnswer(),
 		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
 		HistoryEntryIDs: s.HistoryIDs,
 	}, h.cwd)

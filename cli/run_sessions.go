@@ -394,7 +394,11 @@ func (c *RunCmd) startDetached(streams *IO) error {
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
 	}
-	plan, err := c.planSession(streams, cwd, "")
+	workDir, err := c.workDir()
+	if err != nil {
+		return err
+	}
+	plan, err := c.planSession(streams, workDir, "")
 	if err != nil {
 		return err
 	}

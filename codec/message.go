@@ -327,3 +327,7 @@ func AppendMessages[M Message](dst []byte, ms []M) []byte {
 	}
 	return append(dst, ']')
 }
+
+// PermissionDeniedPrefix begins the error result of a tool call the permission policy
+// refused, so that a reader of the stream can count refusals apart from failures.
+const PermissionDeniedPrefix = "Permission denied: "

@@ -74,8 +74,8 @@ type Verdict struct {
 type runFailure struct{ stopReason, errorMessage string }
 
 type toolCount struct {
-	name          string
-	calls, errors int
+	name                   string
+	calls, errors, refused int
 }
 
 type usageTotals struct {
@@ -90,7 +90,7 @@ func NewVerdict(opts VerdictOptions) *Verdict {
 
 var (
 	verdictMessageKeys = []string{"message"}
-	verdictToolKeys    = []string{"toolCallId", "toolName", "isError"}
+	verdictToolKeys    = []string{"toolCallId", "toolName", "isError", "result"}
 	verdictHeaderKeys  = []string{"id"}
 	verdictResultKeys  = []string{"result", "errorMessage", "willRetry"}
 	verdictActionKeys  = []string{"actions"}
@@ -209,7 +209,7 @@ func (v *Verdict) assistantEnd(msg []byte) {
 }
 
 func (v *Verdict) toolExecution(f *Frame) {
-	var m [3]codec.Member
+	var m [4]codec.Member
 	f.members(verdictToolKeys, m[:])
 	line := f.Line()
 	id, name := m[0].Str(line), m[1].Str(line)
@@ -226,6 +226,9 @@ func (v *Verdict) toolExecution(f *Frame) {
 	isError := string(m[2].Raw(line)) == "true"
 	if isError {
 		t.errors++
+		if m[3].Exists() && refusal(m[3].Raw(line)) {
+			t.refused++
+		}
 	}
 	if name == "gate" {
 		v.gatesSeen = true
@@ -282,6 +285,21 @@ type VerdictSummary struct {
 type VerdictTool struct {
 	Name          string
 	Calls, Errors int
+	Refused       int // errors that are the permission policy's refusals
+}
+
+// refusal reports whether a tool result (its encoded value) is a refusal of the permission
+// policy: its first text says so.
+func refusal(result []byte) bool {
+	var first []byte
+	codec.EachElem(codec.Find(result, "content").Raw(result), func(_ int, elem []byte) bool {
+		first = elem
+		return false
+	})
+	if first == nil {
+		return false
+	}
+	return strings.HasPrefix(codec.Find(first, "text").Str(first), codec.PermissionDeniedPrefix)
 }
 
 // Summary returns the verdict: the one Flush decided, or else one on what has been pushed
@@ -300,7 +318,7 @@ func (v *Verdict) Summary() VerdictSummary {
 				CacheWrite: dollars(c[3]), Total: dollars(c[4])}},
 	}
 	for _, t := range v.tools {
-		s.Tools = append(s.Tools, VerdictTool{Name: t.name, Calls: t.calls, Errors: t.errors})
+		s.Tools = append(s.Tools, VerdictTool{Name: t.name, Calls: t.calls, Errors: t.errors, Refused: t.refused})
 	}
 	if v.hasTerminal {
 		s.StopReason, s.ErrorMessage = v.stopReason, v.errorMessage
@@ -440,6 +458,10 @@ func (s *VerdictSummary) AppendJSON(dst []byte) []byte {
 		dst = codec.AppendInt(dst, int64(t.Calls))
 		dst = append(dst, `,"errors":`...)
 		dst = codec.AppendInt(dst, int64(t.Errors))
+		if t.Refused > 0 {
+			dst = append(dst, `,"refused":`...)
+			dst = codec.AppendInt(dst, int64(t.Refused))
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, '}')

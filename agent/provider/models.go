@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/basecontext/base-context/codec"
 )
 
 // ProviderConfig is a configured provider: where its server is, how it is spoken to, how
@@ -176,10 +177,8 @@ var providerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 func (r *Registry) addFile(data []byte) error {
 	var doc modelsFile
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("line %d: %w", jsonErrorLine(data, err, dec.InputOffset()), err)
+	if err := codec.DecodeStrict(data, &doc); err != nil {
+		return err
 	}
 	names := make([]string, 0, len(doc.Providers))
 	for name := range doc.Providers {
@@ -236,22 +235,6 @@ func (r *Registry) addFile(data []byte) error {
 		}
 	}
 	return nil
-}
-
-// jsonErrorLine is the line (from 1) of data where decoding failed with err: the error's
-// own offset when it has one, else where the decoder stopped (an unknown field).
-func jsonErrorLine(data []byte, err error, stopped int64) int {
-	off := stopped
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syntax):
-		off = syntax.Offset
-	case errors.As(err, &typ):
-		off = typ.Offset
-	}
-	off = min(max(off, 0), int64(len(data)))
-	return 1 + bytes.Count(data[:off], []byte("\n"))
 }
 
 func (r *Registry) provider(name string) *ProviderConfig {

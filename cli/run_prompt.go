@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/basecontext/base-context/agent/instructions"
+	"github.com/basecontext/base-context/agent/tools"
+)
+
+// PromptFlags shape the system prompt and where the run works. RunCmd embeds them.
+type PromptFlags struct {
+	Cwd                string `short:"C" name:"cwd" placeholder:"DIR" help:"Run as if started in DIR: the tools, the project instructions and the session's cwd."`
+	SystemPrompt       string `placeholder:"TEXT|@FILE" help:"Replace the built-in system prompt (the project instructions are still added)."`
+	AppendSystemPrompt string `placeholder:"TEXT|@FILE" help:"Add to the end of the system prompt."`
+	NoContextFiles     bool   `help:"Do not read the project instructions (AGENTS.md, else CLAUDE.md, in <home> and from the repository root down to the working directory)."`
+}
+
+// workDir is the directory the run works in: --cwd (made absolute), else the process's.
+func (f *PromptFlags) workDir() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", Fail(ExitUsage, err.Error())
+	}
+	if f.Cwd == "" {
+		return wd, nil
+	}
+	dir := f.Cwd
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(wd, dir)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", Fail(ExitUsage, fmt.Sprintf("--cwd: %v", err))
+	}
+	if !st.IsDir() {
+		return "", Fail(ExitUsage, fmt.Sprintf("--cwd: %s is not a directory", f.Cwd))
+	}
+	return filepath.Clean(dir), nil
+}
+
+// systemPrompt is the built-in prompt (or --system-prompt), the project instructions, then
+// --append-system-prompt. Instructions files that cannot be used are warnings on stderr.
+func (f *PromptFlags) systemPrompt(streams *IO, cwd string, ts []tools.Tool) (string, error) {
+	base := builtinSystemPrompt(cwd, ts)
+	if f.SystemPrompt != "" {
+		text, err := textOrFile("--system-prompt", f.SystemPrompt, cwd)
+		if err != nil {
+			return "", err
+		}
+		base = text
+	}
+	var b strings.Builder
+	b.WriteString(base)
+	if !f.NoContextFiles {
+		files, warnings := instructions.Load(homeDir(streams), cwd)
+		for _, w := range warnings {
+			fmt.Fprintf(streams.Err, "warning: %s\n", w)
+		}
+		b.WriteString(instructions.Format(files))
+	}
+	if f.AppendSystemPrompt != "" {
+		text, err := textOrFile("--append-system-prompt", f.AppendSystemPrompt, cwd)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("\n" + text)
+	}
+	return b.String(), nil
+}
+
+// textOrFile is a flag's TEXT, or the content of FILE for @FILE (relative to cwd).
+func textOrFile(flag, v, cwd string) (string, error) {
+	name, ok := strings.CutPrefix(v, "@")
+	if !ok || name == "" {
+		return v, nil
+	}
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", Fail(ExitUsage, fmt.Sprintf("%s: cannot read @%s: %v", flag, name, err))
+	}
+	return strings.TrimRight(string(data), "\n"), nil
+}

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"github.com/basecontext/base-context/agent/outputschema"
+	"github.com/basecontext/base-context/codec"
+)
+
+// SchemaFlags ask for a structured answer. RunCmd embeds them.
+type SchemaFlags struct {
+	OutputSchema string `placeholder:"FILE" type:"path" help:"JSON Schema the answer must match: the model is told to end with such a JSON value; a mismatch gets one correction prompt, then exits 1. Text mode prints only the JSON."`
+
+	schema *outputschema.Schema
+}
+
+// loadSchema reads --output-schema; a missing or invalid schema is a usage error.
+func (f *SchemaFlags) loadSchema() error {
+	if f.OutputSchema == "" {
+		return nil
+	}
+	s, err := outputschema.Load(f.OutputSchema)
+	if err != nil {
+		return Fail(ExitUsage, "--output-schema: "+err.Error())
+	}
+	f.schema = s
+	return nil
+}
+
+// instructions is what the system prompt gains: how to answer.
+func (f *SchemaFlags) instructions() string {
+	if f.schema == nil {
+		return ""
+	}
+	return f.schema.Instructions()
+}
+
+// checkAnswer is the agent's answer check (nil without a schema): the correction prompt for
+// an answer that does not match.
+func (f *SchemaFlags) checkAnswer() func(string) string {
+	if f.schema == nil {
+		return nil
+	}
+	return func(answer string) string {
+		if _, problem := f.schema.Check(answer); problem != "" {
+			return f.schema.Correction(problem)
+		}
+		return ""
+	}
+}
+
+// answer is what text mode prints of a completed run: the final text, or with a schema
+// only its JSON value; an answer that still does not match fails the run.
+func (f *SchemaFlags) answer(final *codec.AssistantMessage) (string, error) {
+	text := finalText(final)
+	if f.schema == nil {
+		return text, nil
+	}
+	value, problem := f.schema.Check(text)
+	if problem != "" {
+		return "", Fail(ExitFailure, "the answer does not match --output-schema: "+problem)
+	}
+	return value, nil
+}
