@@ -180,7 +180,7 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 		} else {
 			f, err := session.Create(c.sessionDir(streams), *s.Header)
 			if err != nil {
-				return nil, Fail(ExitUsage, "cannot create the session file: "+err.Error())
+				return nil, c.sessionFileError(streams, err)
 			}
 			s.Store, s.entry.Session = f, f.Path()
 		}
@@ -201,7 +201,7 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 		s.Header = &codec.Header{Version: session.Version, ID: plan.id, Timestamp: now, Cwd: cwd, ParentSession: parent.Header.ID}
 		f, err := session.CreateFork(c.sessionDir(streams), *s.Header, parent, c.RedactFlags.sessionLines())
 		if err != nil {
-			return nil, Fail(ExitUsage, "cannot create the session file: "+err.Error())
+			return nil, c.sessionFileError(streams, err)
 		}
 		s.Store, s.History, s.HistoryIDs, s.entry.Session = f, parent.Context(), parent.ContextEntryIDs(), f.Path()
 	}

@@ -27,6 +27,14 @@ type SessionDirFlag struct {
 	SessionDir string `placeholder:"DIR" help:"Where sessions are saved (default: $BASE_CONTEXT_HOME/sessions, or ~/.base-context/sessions)."`
 }
 
+// check refuses to look for sessions in the stand-in home of a user without one.
+func (f SessionDirFlag) check(streams *IO) error {
+	if f.SessionDir == "" && !hasHome(streams) {
+		return errNoHome
+	}
+	return nil
+}
+
 func (f SessionDirFlag) dir(streams *IO) string {
 	if f.SessionDir != "" {
 		return f.SessionDir
@@ -55,6 +63,9 @@ type sessionListing struct {
 }
 
 func (c *SessionsListCmd) Run(streams *IO) error {
+	if err := c.check(streams); err != nil {
+		return err
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
@@ -126,6 +137,9 @@ type SessionsShowCmd struct {
 }
 
 func (c *SessionsShowCmd) Run(streams *IO) error {
+	if err := c.check(streams); err != nil {
+		return err
+	}
 	if c.JSONDeltas && !c.Events {
 		return Fail(ExitUsage, "--json-deltas requires --events")
 	}
@@ -174,6 +188,9 @@ type SessionsRmCmd struct {
 }
 
 func (c *SessionsRmCmd) Run(streams *IO) error {
+	if err := c.check(streams); err != nil {
+		return err
+	}
 	dir := c.dir(streams)
 	path, err := session.Find(dir, c.ID)
 	if err != nil {
