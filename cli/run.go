@@ -150,7 +150,10 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	}
 	st := stages.Chain(chain...)
 	write := func(f *stages.Frame) error { return f.WriteLine(out) }
+	status := c.StatusFlags.statusLine(streams, c.Mode, model.Provider+"/"+model.ID)
+	defer status.clear()
 	emit := func(e codec.Event) error {
+		status.event(e)
 		if c.Mode != "json" {
 			return nil
 		}
@@ -171,6 +174,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	}
 	outcome := ag.Prompt(ctx, &codec.UserMessage{
 		Blocks: []codec.Content{&codec.TextContent{Text: prompts[0]}}, Timestamp: time.Now().UnixMilli()})
+	status.clear()
 	if err := st.Flush(write); err != nil && outcome.Err == nil {
 		outcome.Err = err
 	}
