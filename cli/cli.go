@@ -133,7 +133,16 @@ func Run(args []string, streams IO) (code int) {
 		fmt.Fprintf(streams.Err, "error: %v\n", err)
 		return ExitUsage
 	}
-	err = ctx.Run()
+	if cmd := strings.Fields(ctx.Command()); len(cmd) > 0 {
+		if err := unsupported(cmd[0]); err != nil {
+			return printExit(streams, err)
+		}
+	}
+	return printExit(streams, ctx.Run())
+}
+
+// printExit prints the error line of err, if any, and returns the exit status.
+func printExit(streams IO, err error) int {
 	code, msg := exitCode(err)
 	if msg != "" {
 		fmt.Fprintf(streams.Err, "error: %s\n", msg)

@@ -67,6 +67,9 @@ func (c *RunCmd) Run(streams *IO) error {
 		return err
 	}
 	if c.Detach {
+		if err := unsupported("--detach"); err != nil {
+			return err
+		}
 		return c.detach(streams)
 	}
 	ctx, stop, signalled := interruptContext()

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/basecontext/base-context/agent"
@@ -382,7 +381,7 @@ func (c *RunCmd) startDetached(streams *IO) error {
 	cmd := &exec.Cmd{Path: exe, Args: os.Args, Dir: cwd,
 		Env: append(os.Environ(), residentEnv+"="+plan.id), Stderr: errWrite,
 		ExtraFiles:  []*os.File{hsWrite},
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
+		SysProcAttr: newSessionAttr()}
 	if !streams.StdinIsTerminal && streams.In != nil {
 		cmd.Stdin = streams.In // the run reads its prompt input at startup, as in the foreground
 	}
@@ -436,7 +435,7 @@ func (c *RunCmd) detachedRun(streams *IO, id string) error {
 	if st, err := r.handshake.Stat(); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
 		return Fail(ExitUsage, "--detach: "+residentEnv+" is set but no foreground process started this one")
 	}
-	syscall.CloseOnExec(3)
+	closeOnExec(3)
 	defer func() {
 		if r.handshake != nil {
 			r.handshake.Close()

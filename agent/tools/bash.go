@@ -90,7 +90,7 @@ func (t *bashTool) Execute(ctx context.Context, raw json.RawMessage, update func
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = pw // one pipe for both, so the order of writes is kept
 	cmd.Stderr = pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ownProcessGroup()
 
 	update(codec.ToolResult{Content: []codec.Content{}})
 	if err := cmd.Start(); err != nil {
@@ -118,8 +118,7 @@ func (t *bashTool) Execute(ctx context.Context, raw json.RawMessage, update func
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
 
-	pgid := cmd.Process.Pid
-	killGroup := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+	killGroup := func() { killProcessGroup(cmd.Process) }
 
 	var timer <-chan time.Time
 	if hasTimeout {
