@@ -299,7 +299,7 @@ func (c *RunCmd) sessionDir(streams *IO) string {
 // homeDir is base-context's own folder: $BASE_CONTEXT_HOME, else ~/.base-context. Without
 // either (no HOME), it is a private folder of the temporary directory, never the working
 // directory, where sessions would end up committed with the project: a --no-session run
-// registers there, and what keeps sessions refuses to start (sessionHome).
+// registers there, and what keeps sessions refuses to start (checkHome, SessionDirFlag.check).
 func homeDir(streams *IO) string {
 	if h := streams.Getenv("BASE_CONTEXT_HOME"); h != "" {
 		return h
