@@ -61,6 +61,15 @@ type HelpCmd struct {
 
 // Run prints the help of the command named, as its --help would.
 func (c *HelpCmd) Run(k *kong.Context) error {
+	if len(c.Command) > 0 {
+		if best, exact := closestCommand(k.Model, c.Command[0]); !exact {
+			msg := fmt.Sprintf("unknown command %q", c.Command[0])
+			if best != "" {
+				msg += fmt.Sprintf("; did you mean %q?", best)
+			}
+			return Fail(ExitUsage, msg+" ('base-context help' lists the commands)")
+		}
+	}
 	_, err := k.Kong.Parse(append(append([]string(nil), c.Command...), "--help"))
 	return err
 }
@@ -78,27 +87,9 @@ func checkCommandTypo(parser *kong.Kong, args []string) error {
 	if !isWord(word) {
 		return nil // "/compact", "fix it", "@file": prompts
 	}
-	var names []string
-	for _, cmd := range parser.Model.Children {
-		if cmd.Hidden {
-			continue
-		}
-		names = append(names, cmd.Name)
-		names = append(names, cmd.Aliases...)
-	}
-	lower := strings.ToLower(word)
-	best, bestDist := "", -1
-	for _, name := range names {
-		if name == word {
-			return nil // a command: kong takes it from here
-		}
-		d := editDistance(lower, name)
-		if d <= typoDistance(name) && (bestDist < 0 || d < bestDist) {
-			best, bestDist = name, d
-		}
-	}
-	if best == "" {
-		return nil
+	best, exact := closestCommand(parser.Model, word)
+	if exact || best == "" {
+		return nil // a command (kong takes it from here), or a prompt
 	}
 	asPrompt := append(append(quoteArgs(args[:at]), "--"), quoteArgs(args[at:])...)
 	return fmt.Errorf("unknown command %q; did you mean %q? To send it as a prompt: base-context %s",
@@ -114,6 +105,28 @@ func isWord(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// closestCommand is the top-level command word names or is close to (see typoDistance);
+// exact reports whether it names one.
+func closestCommand(app *kong.Application, word string) (best string, exact bool) {
+	lower := strings.ToLower(word)
+	bestDist := -1
+	for _, cmd := range app.Children {
+		if cmd.Hidden {
+			continue
+		}
+		for _, name := range append([]string{cmd.Name}, cmd.Aliases...) {
+			if name == word {
+				return name, true
+			}
+			d := editDistance(lower, name)
+			if d <= typoDistance(name) && (bestDist < 0 || d < bestDist) {
+				best, bestDist = name, d
+			}
+		}
+	}
+	return best, false
 }
 
 // typoDistance is how many edits away from a command name a word still reads as that
