@@ -26,11 +26,14 @@ type IO struct {
 	Getenv func(string) string
 	// StdinIsTerminal reports whether In is an interactive terminal.
 	StdinIsTerminal bool
+	// StderrIsTerminal reports whether Err is an interactive terminal (text mode then
+	// shows a status line there).
+	StderrIsTerminal bool
 }
 
 // CLI is the whole command line.
 type CLI struct {
-	Version kong.VersionFlag `help:"Print the version and exit."`
+	VersionFlag kong.VersionFlag `name:"version" help:"Print the version and exit."`
 
 	Run    RunCmd    `cmd:"" default:"withargs" help:"Run the agent on prompts (the default command)."`
 	Filter FilterCmd `cmd:"" help:"Stream filters: read JSON lines (files or stdin); reshape, cut, summarise or check them."`
@@ -43,6 +46,23 @@ type CLI struct {
 	Send     SendCmd     `cmd:"" help:"Queue a message into a running session (--steer or --follow-up)."`
 	Attach   AttachCmd   `cmd:"" help:"Print a detached run's stream from the start (or --from-now) and follow it to its end; exit with its status."`
 	Compact  CompactCmd  `cmd:"" help:"Summarise the older part of a saved session, so that resuming it continues from the summary."`
+
+	Help       HelpCmd       `cmd:"" help:"Show the help of base-context or of a command."`
+	Version    VersionCmd    `cmd:"" help:"Print the version, commit and Go version."`
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
+	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"Completion candidates for the words given (used by the completion scripts)."`
+}
+
+// runFlagGroups are the titles of the run flags' groups in --help, in this order. A new run
+// flag joins one with a group:"…" tag.
+var runFlagGroups = []kong.Group{
+	{Key: "output", Title: "Output:"},
+	{Key: "model", Title: "Model:"},
+	{Key: "session", Title: "Session:"},
+	{Key: "project", Title: "Project and prompt:"},
+	{Key: "tools", Title: "Tools and policy:"},
+	{Key: "redaction", Title: "Redaction:"},
+	{Key: "limits", Title: "Limits and gates (long runs):"},
 }
 
 // Main runs the command line of the process and returns its exit status.
@@ -52,7 +72,8 @@ func Main() int {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	return Run(os.Args[1:], IO{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv,
-		StdinIsTerminal: isTerminal(os.Stdin),
+		StdinIsTerminal:  isTerminal(os.Stdin),
+		StderrIsTerminal: isTerminal(os.Stderr),
 	})
 }
 
@@ -71,8 +92,10 @@ func NewParser(cli *CLI, streams IO) (*kong.Kong, error) {
 		kong.Description("A coding agent whose output is a JSON-lines event stream, and filters to reshape that stream."),
 		kong.Writers(streams.Out, streams.Err),
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
-		kong.Vars{"version": Version, "tools": strings.Join(tools.Names(), ",")},
+		kong.Vars{"version": versionString(), "tools": strings.Join(tools.Names(), ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Help(printHelp),
+		kong.ExplicitGroups(runFlagGroups),
 		kong.Bind(&streams),
 	)
 }
@@ -100,6 +123,10 @@ func Run(args []string, streams IO) (code int) {
 			}
 		}
 	}()
+	if err := checkCommandTypo(parser, args); err != nil {
+		fmt.Fprintf(streams.Err, "error: %v\n", err)
+		return ExitUsage
+	}
 	ctx, err := parser.Parse(args)
 	if err != nil {
 		if errors.Is(err, syscall.EPIPE) {
@@ -108,7 +135,16 @@ func Run(args []string, streams IO) (code int) {
 		fmt.Fprintf(streams.Err, "error: %v\n", err)
 		return ExitUsage
 	}
-	err = ctx.Run()
+	if cmd := strings.Fields(ctx.Command()); len(cmd) > 0 {
+		if err := unsupported(cmd[0]); err != nil {
+			return printExit(streams, err)
+		}
+	}
+	return printExit(streams, ctx.Run())
+}
+
+// printExit prints the error line of err, if any, and returns the exit status.
+func printExit(streams IO, err error) int {
 	code, msg := exitCode(err)
 	if msg != "" {
 		fmt.Fprintf(streams.Err, "error: %s\n", msg)

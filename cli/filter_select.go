@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -43,11 +44,52 @@ func (c *SelectCmd) Run(streams *IO) error {
 			fmt.Fprintf(streams.Err, "warning: %q is read as an event type; write ./%s to read the file\n", t, t)
 		}
 	}
+	for _, t := range splitLists(types) {
+		if w := unknownTypeWarning(t); w != "" {
+			fmt.Fprintf(streams.Err, "warning: %q: %s\n", t, w)
+		}
+	}
 	c.Files = files
 	return c.run(streams, stages.NewSelect(stages.SelectOptions{
 		Types: splitLists(types), Not: c.Not, Roles: splitLists(c.Role), Tools: splitLists(c.Tool),
 		NoHeader: c.NoHeader,
 	}))
+}
+
+// knownTypes are the event types of the spec. Others pass through the filters like any
+// event, but a type named to select that none of these is probably a typo.
+var knownTypes = []string{
+	codec.TypeSession, codec.TypeAgentStart, codec.TypeAgentEnd, codec.TypeTurnStart, codec.TypeTurnEnd,
+	codec.TypeMessageStart, codec.TypeMessageUpdate, codec.TypeMessageEnd,
+	codec.TypeToolExecutionStart, codec.TypeToolExecutionUpdate, codec.TypeToolExecutionEnd,
+	codec.TypeSessionActionUpdate, codec.TypeCompactionStart, codec.TypeCompactionEnd,
+	codec.TypeAutoRetryStart, codec.TypeAutoRetryEnd,
+}
+
+// unknownTypeWarning says why t (a type, or a prefix ending in "*") selects no event type of
+// the spec, naming the closest one; "" when it does select one.
+func unknownTypeWarning(t string) string {
+	if prefix, ok := strings.CutSuffix(t, "*"); ok {
+		for _, k := range knownTypes {
+			if strings.HasPrefix(k, prefix) {
+				return ""
+			}
+		}
+		return "matches no known event type"
+	}
+	best, bestDist := "", 3
+	for _, k := range knownTypes {
+		if k == t {
+			return ""
+		}
+		if d := editDistance(t, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" {
+		return "unknown event type"
+	}
+	return fmt.Sprintf("unknown event type (did you mean %s?)", best)
 }
 
 // splitTypes separates the leading arguments that read as event types from the files.

@@ -65,7 +65,7 @@ func (f *ModelFlags) resolve(streams *IO, saved string) (provider.Model, provide
 	if err != nil {
 		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 	}
-	return model, prov, nil
+	return model, withServerHint(prov, pc.BaseURL), nil
 }
 
 func (f *ModelFlags) scripted(id string) (provider.Model, provider.Provider, error) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -20,31 +21,33 @@ import (
 
 // RunCmd runs the agent: the default command.
 type RunCmd struct {
-	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE inlines a file into the first prompt."`
+	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE (a path without spaces) inlines a file into the first prompt."`
 
-	Mode       string `enum:"text,json,rpc" default:"text" help:"Output: text (the final answer), json (the event stream, one JSON object per line, as docs/stream.md describes) or rpc (commands on stdin, responses and events on stdout; see README)."`
-	Print      bool   `short:"p" help:"Print only the final answer (text mode)."`
-	JSONDeltas bool   `name:"json-deltas" help:"With --mode json: compact streaming updates (the delta form of docs/stream.md)."`
+	// Flags are grouped in --help (runFlagGroups in cli.go); a new flag names its group.
+	Mode       string `enum:"text,json,rpc" default:"text" group:"output" help:"Output: text (the final answer), json (the event stream, one JSON object per line, as docs/stream.md describes) or rpc (commands on stdin, responses and events on stdout; see README)."`
+	Print      bool   `short:"p" group:"output" help:"Print only the final answer (text mode)."`
+	JSONDeltas bool   `name:"json-deltas" group:"output" help:"With --mode json: compact streaming updates (the delta form of docs/stream.md)."`
+	StatusFlags
 
-	ModelFlags
-	Thinking string `enum:"off,minimal,low,medium,high,xhigh" default:"off" help:"Thinking level."`
+	ModelFlags `group:"model"`
+	Thinking   string `enum:"off,minimal,low,medium,high,xhigh" default:"off" group:"model" help:"Thinking level: ${enum}."`
 
-	Tools   string `placeholder:"LIST" help:"Comma-separated tools to enable (default: ${tools})."`
-	NoTools bool   `help:"Enable no tools."`
+	Tools   string `placeholder:"LIST" group:"tools" help:"Comma-separated tools to enable (default: ${tools})."`
+	NoTools bool   `group:"tools" help:"Enable no tools."`
 
-	SessionDir string `placeholder:"DIR" help:"Where sessions are saved (default: $BASE_CONTEXT_HOME/sessions, or ~/.base-context/sessions)."`
-	NoSession  bool   `help:"Keep the session in memory only."`
-	SessionFlags
+	SessionDir   string `placeholder:"DIR" group:"session" help:"Where sessions are saved (default: $BASE_CONTEXT_HOME/sessions, or ~/.base-context/sessions)."`
+	NoSession    bool   `group:"session" help:"Keep the session in memory only."`
+	SessionFlags `group:"session"`
 
-	MaxRetries     int           `default:"3" help:"Retries of a transient provider failure."`
-	RetryBaseDelay time.Duration `default:"2s" help:"Delay before the first retry; it doubles for each next one."`
-	MaxRetryDelay  time.Duration `default:"60s" help:"Longest Retry-After a provider may ask for; a longer one ends the run instead of waiting."`
+	MaxRetries     int           `default:"3" group:"model" help:"Retries of a transient provider failure."`
+	RetryBaseDelay time.Duration `default:"2s" group:"model" help:"Delay before the first retry; it doubles for each next one."`
+	MaxRetryDelay  time.Duration `default:"60s" group:"model" help:"Longest Retry-After a provider may ask for; a longer one ends the run instead of waiting."`
 
-	PolicyFlags  `embed:"" group:"Permissions (tool calls):"` // --allow, --deny, --permission-mode, --read-only (run_policy.go)
-	SchemaFlags  `embed:"" group:"Structured result:"`        // --output-schema (run_schema.go)
-	PromptFlags  `embed:"" group:"Project and prompt:"`       // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
-	LongRunFlags                                              // compaction, --autonomous, limits, gates (run_long.go)
-	RedactFlags                                               // --redact, --redact-session (run_redact.go)
+	PolicyFlags  `embed:"" group:"tools"`   // --allow, --deny, --permission-mode, --read-only (run_policy.go)
+	SchemaFlags  `embed:"" group:"output"`  // --output-schema (run_schema.go)
+	PromptFlags  `embed:"" group:"project"` // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
+	LongRunFlags `group:"limits"`           // compaction, --autonomous, limits, gates (run_long.go)
+	RedactFlags  `group:"redaction"`        // --redact, --redact-session (run_redact.go)
 
 	settingsModel string // the settings' model: the default after a resumed session's own (settings.go)
 }
@@ -59,6 +62,9 @@ func (c *RunCmd) Validate() error {
 			return err
 		}
 	}
+	if c.Print && c.Mode != "text" {
+		return fmt.Errorf("-p (--print) prints the final answer of text mode: it cannot be used with --mode %s", c.Mode)
+	}
 	if c.NoTools && c.Tools != "" {
 		return fmt.Errorf("--tools and --no-tools exclude each other")
 	}
@@ -70,10 +76,16 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 	if err := c.settle(streams, kctx); err != nil {
 		return err
 	}
+	if err := c.checkHome(streams); err != nil {
+		return err
+	}
 	if c.Mode == "rpc" {
 		return c.runRPC(streams)
 	}
 	if c.Detach {
+		if err := unsupported("--detach"); err != nil {
+			return err
+		}
 		return c.detach(streams)
 	}
 	ctx, stop, signalled := interruptContext()
@@ -181,7 +193,10 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	}
 	st := stages.Chain(chain...)
 	write := func(f *stages.Frame) error { return f.WriteLine(out) }
+	status := c.StatusFlags.statusLine(streams, c.Mode, model.Provider+"/"+model.ID)
+	defer status.clear()
 	emit := func(e codec.Event) error {
+		status.event(e)
 		if c.Mode != "json" {
 			return nil
 		}
@@ -204,6 +219,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		ag.FollowUp(p)
 	}
 	outcome := ag.Prompt(ctx, sess.opening(prompts[0])...)
+	status.clear()
 	if err := st.Flush(write); err != nil && outcome.Err == nil {
 		outcome.Err = err
 	}
@@ -267,7 +283,8 @@ func (c *RunCmd) prompts(streams *IO, cwd string) ([]string, error) {
 	var prefix strings.Builder
 	var prompts []string
 	for _, p := range c.Prompts {
-		if name, ok := strings.CutPrefix(p, "@"); ok && name != "" {
+		// Only "@" and a path without spaces is a file: "@notes is a handle" is a prompt.
+		if name, ok := strings.CutPrefix(p, "@"); ok && name != "" && !strings.ContainsAny(name, " \t\n") {
 			path := name
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(cwd, path)
@@ -327,16 +344,51 @@ func (c *RunCmd) sessionDir(streams *IO) string {
 	return filepath.Join(homeDir(streams), "sessions")
 }
 
-// homeDir is base-context's own folder: $BASE_CONTEXT_HOME, else ~/.base-context.
+// homeDir is base-context's own folder: $BASE_CONTEXT_HOME, else ~/.base-context. Without
+// either (no HOME), it is a private folder of the temporary directory, never the working
+// directory, where sessions would end up committed with the project: a --no-session run
+// registers there, and what keeps sessions refuses to start (checkHome, SessionDirFlag.check).
 func homeDir(streams *IO) string {
 	if h := streams.Getenv("BASE_CONTEXT_HOME"); h != "" {
 		return h
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".base-context"
+	if home := userHome(streams); home != "" {
+		return filepath.Join(home, ".base-context")
 	}
-	return filepath.Join(home, ".base-context")
+	return filepath.Join(os.TempDir(), fmt.Sprintf("base-context-%d", os.Getuid()))
+}
+
+// userHome is the user's home folder, "" when it is unknown.
+func userHome(streams *IO) string {
+	if runtime.GOOS != "windows" && runtime.GOOS != "plan9" {
+		return streams.Getenv("HOME") // what os.UserHomeDir reads, through the injected environment
+	}
+	home, _ := os.UserHomeDir()
+	return home
+}
+
+// hasHome reports whether base-context has a home folder of the user's.
+func hasHome(streams *IO) bool {
+	return streams.Getenv("BASE_CONTEXT_HOME") != "" || userHome(streams) != ""
+}
+
+// errNoHome is why sessions cannot be saved without a home folder.
+var errNoHome = Fail(ExitUsage, "neither HOME nor BASE_CONTEXT_HOME is set, so there is no place to save sessions: "+
+	"set BASE_CONTEXT_HOME to a folder for them, or run with --no-session")
+
+// checkHome refuses a run that would save its session without a home folder to put it in.
+func (c *RunCmd) checkHome(streams *IO) error {
+	if c.NoSession || c.SessionDir != "" || hasHome(streams) {
+		return nil
+	}
+	return errNoHome
+}
+
+// sessionFileError is the error of a session file that cannot be created: it names the
+// folder and says what to do.
+func (c *RunCmd) sessionFileError(streams *IO, err error) error {
+	return Fail(ExitUsage, fmt.Sprintf("cannot save sessions in %s: %v; set BASE_CONTEXT_HOME (or --session-dir) to a writable folder, or run with --no-session",
+		c.sessionDir(streams), err))
 }
 
 func builtinSystemPrompt(cwd string, ts []tools.Tool) string {

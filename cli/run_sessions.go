@@ -7,11 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/basecontext/base-context/agent"
@@ -173,10 +171,7 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Past a file size limit (ulimit -f) a write then fails with EFBIG instead of killing
-	// the process, so the run can end properly and say why it could not save. (Caught, not
-	// ignored: the commands the tools run keep the default action.)
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGXFSZ)
+	catchFileSizeLimit()
 	s := &runSession{regDir: registryDir(streams), resident: c.resident}
 	warn := func(path string, warnings []string) {
 		for _, w := range warnings {
@@ -192,7 +187,7 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 		} else {
 			f, err := session.Create(c.sessionDir(streams), *s.Header)
 			if err != nil {
-				return nil, Fail(ExitUsage, "cannot create the session file: "+err.Error())
+				return nil, c.sessionFileError(streams, err)
 			}
 			s.Store, s.entry.Session = f, f.Path()
 		}
@@ -214,7 +209,7 @@ func (c *RunCmd) openSession(streams *IO, cwd string) (*runSession, error) {
 		s.Header = &codec.Header{Version: session.Version, ID: plan.id, Timestamp: now, Cwd: cwd, ParentSession: parent.Header.ID}
 		f, err := session.CreateFork(c.sessionDir(streams), *s.Header, parent, c.RedactFlags.sessionLines())
 		if err != nil {
-			return nil, Fail(ExitUsage, "cannot create the session file: "+err.Error())
+			return nil, c.sessionFileError(streams, err)
 		}
 		s.Store, s.History, s.HistoryIDs, s.entry.Session = f, parent.Context(), parent.ContextEntryIDs(), f.Path()
 		s.Undelivered = parent.Undelivered()
@@ -419,7 +414,7 @@ func (c *RunCmd) startDetached(streams *IO) error {
 	cmd := &exec.Cmd{Path: exe, Args: os.Args, Dir: cwd,
 		Env: append(os.Environ(), residentEnv+"="+plan.id), Stderr: errWrite,
 		ExtraFiles:  []*os.File{hsWrite},
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
+		SysProcAttr: newSessionAttr()}
 	if !streams.StdinIsTerminal && streams.In != nil {
 		cmd.Stdin = streams.In // the run reads its prompt input at startup, as in the foreground
 	}
@@ -473,7 +468,7 @@ func (c *RunCmd) detachedRun(streams *IO, id string) error {
 	if st, err := r.handshake.Stat(); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
 		return Fail(ExitUsage, "--detach: "+residentEnv+" is set but no foreground process started this one")
 	}
-	syscall.CloseOnExec(3)
+	closeOnExec(3)
 	defer func() {
 		if r.handshake != nil {
 			r.handshake.Close()

@@ -27,6 +27,14 @@ type SessionDirFlag struct {
 	SessionDir string `placeholder:"DIR" help:"Where sessions are saved (default: $BASE_CONTEXT_HOME/sessions, or ~/.base-context/sessions)."`
 }
 
+// check refuses to look for sessions in the stand-in home of a user without one.
+func (f SessionDirFlag) check(streams *IO) error {
+	if f.SessionDir == "" && !hasHome(streams) {
+		return errNoHome
+	}
+	return nil
+}
+
 func (f SessionDirFlag) dir(streams *IO) string {
 	if f.SessionDir != "" {
 		return f.SessionDir
@@ -52,9 +60,14 @@ type sessionListing struct {
 	Status        string `json:"status"`
 	ParentSession string `json:"parentSession,omitempty"`
 	Path          string `json:"path"`
+	Prefix        string `json:"prefix"`
+	Title         string `json:"title"`
 }
 
 func (c *SessionsListCmd) Run(streams *IO) error {
+	if err := c.check(streams); err != nil {
+		return err
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
@@ -67,6 +80,11 @@ func (c *SessionsListCmd) Run(streams *IO) error {
 	for _, p := range problems {
 		fmt.Fprintf(streams.Err, "warning: %v\n", p)
 	}
+	allIDs, err := session.IDs(dir)
+	if err != nil {
+		return Fail(ExitUsage, err.Error())
+	}
+	prefixes := uniquePrefixes(allIDs, minPrefix)
 	running := map[string]bool{}
 	entries, _ := control.Running(registryDir(streams))
 	for _, e := range entries {
@@ -82,7 +100,8 @@ func (c *SessionsListCmd) Run(streams *IO) error {
 			status = session.StatusRunning
 		}
 		rows = append(rows, sessionListing{ID: in.ID, Cwd: in.Cwd, Created: in.Created, LastActivity: in.LastActivity,
-			Model: in.Model, MessageCount: in.Messages, Status: status, ParentSession: in.ParentSession, Path: in.Path})
+			Model: in.Model, MessageCount: in.Messages, Status: status, ParentSession: in.ParentSession, Path: in.Path,
+			Prefix: prefixes[in.ID], Title: title(in.FirstPrompt)})
 	}
 	if c.JSON {
 		out := codec.NewLineWriter(streams.Out)
@@ -99,15 +118,56 @@ func (c *SessionsListCmd) Run(streams *IO) error {
 	if c.All {
 		header += "\tCWD"
 	}
-	fmt.Fprintln(tw, header)
+	fmt.Fprintln(tw, header+"\tTITLE")
 	for _, r := range rows {
-		line := fmt.Sprintf("%s\t%s\t%d\t%s\t%s", r.ID, r.Status, r.MessageCount, orDash(r.Model), r.LastActivity)
+		line := fmt.Sprintf("%s\t%s\t%d\t%s\t%s", r.Prefix, r.Status, r.MessageCount, orDash(r.Model), r.LastActivity)
 		if c.All {
 			line += "\t" + r.Cwd
 		}
-		fmt.Fprintln(tw, line)
+		fmt.Fprintln(tw, line+"\t"+orDash(r.Title))
 	}
 	return tw.Flush()
+}
+
+// minPrefix is the shortest id prefix sessions list shows: ids are UUIDv7, whose first
+// characters are a timestamp that sessions of the same minute share.
+const minPrefix = 8
+
+// uniquePrefixes maps each id to its shortest prefix of at least least characters that no
+// other id starts with (the whole id when it is a prefix of another). ids must be sorted:
+// an id shares its longest prefix with one of its neighbours.
+func uniquePrefixes(ids []string, least int) map[string]string {
+	out := make(map[string]string, len(ids))
+	for i, id := range ids {
+		n := least
+		for _, j := range []int{i - 1, i + 1} {
+			if j >= 0 && j < len(ids) {
+				n = max(n, commonPrefix(id, ids[j])+1)
+			}
+		}
+		out[id] = id[:min(n, len(id))]
+	}
+	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// maxTitle is how many characters of the first prompt sessions list shows.
+const maxTitle = 50
+
+// title is a prompt on one line, cut to maxTitle characters ("…" marks a cut).
+func title(prompt string) string {
+	t := []rune(strings.Join(strings.Fields(prompt), " "))
+	if len(t) > maxTitle {
+		return string(t[:maxTitle-1]) + "…"
+	}
+	return string(t)
 }
 
 func orDash(s string) string {
@@ -126,6 +186,9 @@ type SessionsShowCmd struct {
 }
 
 func (c *SessionsShowCmd) Run(streams *IO) error {
+	if err := c.check(streams); err != nil {
+		return err
+	}
 	if c.JSONDeltas && !c.Events {
 		return Fail(ExitUsage, "--json-deltas requires --events")
 	}
@@ -174,6 +237,9 @@ type SessionsRmCmd struct {
 }
 
 func (c *SessionsRmCmd) Run(streams *IO) error {
+	if err := c.check(streams); err != nil {
+		return err
+	}
 	dir := c.dir(streams)
 	path, err := session.Find(dir, c.ID)
 	if err != nil {

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -187,7 +186,7 @@ func Alive(e Entry) bool {
 	if e.PID <= 0 {
 		return false
 	}
-	if err := syscall.Kill(e.PID, 0); errors.Is(err, syscall.ESRCH) {
+	if !processExists(e.PID) {
 		return false
 	}
 	c, err := net.DialTimeout("unix", e.Socket, 2*time.Second)

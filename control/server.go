@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"github.com/basecontext/base-context/codec"
 )
@@ -95,8 +94,7 @@ func privateDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("control: %w", err)
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !st.IsDir() || !ok || int(sys.Uid) != os.Getuid() {
+	if !st.IsDir() || !ownedByUser(st) {
 		return fmt.Errorf("control: %s is not a folder of this user", dir)
 	}
 	if st.Mode().Perm()&0o077 != 0 {
@@ -120,6 +118,9 @@ type Server struct {
 
 // Listen creates the socket at path (0600) and serves it until Close.
 func Listen(path string, h Handler) (*Server, error) {
+	if err := socketsSupported(); err != nil {
+		return nil, err
+	}
 	os.Remove(path) // a dead run's socket; a live run never shares a path
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -25,8 +26,9 @@ import (
 //
 // A streamed entry is {"thinking":[chunks], "text":[chunks], "tool_calls":[{"id","name",
 // "args":[JSON fragments]}], "finish_reason"?, "usage":{"input","output","cacheRead"?,
-// "cacheWrite"?}, "delay_ms"?}; an error entry is {"status":500, "message":"…" or "body":
-// any, "headers":{…}}.
+// "cacheWrite"?}, "delay_ms"?, "quote_tool_result"?}; an error entry is {"status":500,
+// "message":"…" or "body": any, "headers":{…}}. An unknown key is an error: a typo would
+// otherwise silently play something else.
 type Script struct {
 	// RecordTo, when set, receives one JSON line per request:
 	// {"model":…,"messages":[…],"tools":[names]}.
@@ -56,6 +58,10 @@ type ScriptResponse struct {
 	Stop      string // our stop reason; "" picks stop, or toolUse when there are tool calls
 	Usage     codec.Usage
 	Delay     time.Duration // before each chunk
+	// QuoteToolResult appends the text of the request's last tool result to Text as one
+	// more chunk, so that a script can show what a tool found (the offline demo lists the
+	// files). Only the scripted provider plays it; the mock servers do not read requests.
+	QuoteToolResult bool
 
 	// Faults of a streamed response, after HTTP 200.
 	// StreamError, when set, is an error event sent after the chunks instead of the finish.
@@ -128,8 +134,10 @@ func ParseScript(data []byte) (*Script, error) {
 	var doc struct {
 		Responses []json.RawMessage `json:"responses"`
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("script: %w", err)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("script: %w", unknownKey(err))
 	}
 	if len(doc.Responses) == 0 {
 		return nil, errors.New("script: no responses")
@@ -210,7 +218,8 @@ func parseScriptEntry(raw json.RawMessage) (ScriptResponse, error) {
 			CacheRead  int64 `json:"cacheRead"`
 			CacheWrite int64 `json:"cacheWrite"`
 		} `json:"usage"`
-		DelayMs float64 `json:"delay_ms"`
+		DelayMs         float64 `json:"delay_ms"`
+		QuoteToolResult bool    `json:"quote_tool_result"`
 
 		// faults
 		StreamError *struct {
@@ -223,8 +232,9 @@ func parseScriptEntry(raw json.RawMessage) (ScriptResponse, error) {
 		NoFinish bool `json:"no_finish"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return ScriptResponse{}, err
+		return ScriptResponse{}, unknownKey(err)
 	}
 	e := ScriptResponse{CutAfter: -1}
 	if in.Status != nil {
@@ -282,6 +292,7 @@ func parseScriptEntry(raw json.RawMessage) (ScriptResponse, error) {
 	}
 	e.Usage.TotalTokens = e.Usage.Input + e.Usage.Output + e.Usage.CacheRead + e.Usage.CacheWrite
 	e.Delay = time.Duration(in.DelayMs * float64(time.Millisecond))
+	e.QuoteToolResult = in.QuoteToolResult
 	if se := in.StreamError; se != nil {
 		code := se.Type
 		if code == "" {
@@ -300,6 +311,14 @@ func parseScriptEntry(raw json.RawMessage) (ScriptResponse, error) {
 	e.Reset = in.Reset
 	e.NoFinish = in.NoFinish
 	return e, nil
+}
+
+// unknownKey words encoding/json's error for a key a script should not have.
+func unknownKey(err error) error {
+	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Errorf("unknown key %s", key)
+	}
+	return err
 }
 
 // scriptBody is the body an error entry sends: a JSON string is sent as its text (so a
@@ -395,7 +414,11 @@ func (s *Script) Stream(ctx context.Context, req Request, emit func(Event)) erro
 	if err := play(Event{BlockKind: "thinking"}, e.Thinking); err != nil {
 		return err
 	}
-	if err := play(Event{BlockKind: "text"}, e.Text); err != nil {
+	text := e.Text
+	if e.QuoteToolResult {
+		text = append(text[:len(text):len(text)], lastToolResultText(req.Messages))
+	}
+	if err := play(Event{BlockKind: "text"}, text); err != nil {
 		return err
 	}
 	for _, tc := range e.ToolCalls {
@@ -415,6 +438,22 @@ func (s *Script) Stream(ctx context.Context, req Request, emit func(Event)) erro
 	usage.Cost = CostOf(usage, req.Model.Cost)
 	emit(Event{Kind: Done, StopReason: e.FinalStop(), Usage: usage, HasUsage: true})
 	return nil
+}
+
+// lastToolResultText is the text of the last tool result among messages, "" without one.
+func lastToolResultText(messages []codec.Message) string {
+	for i := len(messages) - 1; i >= 0; i-- {
+		if r, ok := messages[i].(*codec.ToolResultMessage); ok {
+			var b strings.Builder
+			for _, c := range r.Content {
+				if t, ok := c.(*codec.TextContent); ok {
+					b.WriteString(t.Text)
+				}
+			}
+			return b.String()
+		}
+	}
+	return ""
 }
 
 // CostOf computes the cost of a usage at per-million-token prices.

@@ -30,6 +30,7 @@ type Info struct {
 	Messages                     int    // message entries
 	Status                       string // StatusCompleted, StatusStopped or StatusFailed
 	Skipped                      int    // lines that are not entries (a crash's cut last line)
+	FirstPrompt                  string // the text of the first user message, "" when none
 }
 
 // Scan summarizes the session file at path, reading it line by line: it holds one line at a
@@ -78,6 +79,9 @@ func Scan(path string) (Info, error) {
 		case TypeMessage:
 			info.Messages++
 			msg := m[2].Raw(line)
+			if info.FirstPrompt == "" {
+				info.FirstPrompt = userText(msg)
+			}
 			info.Status = StatusFailed
 			if codec.Find(msg, "role").Str(msg) == "assistant" {
 				switch codec.Find(msg, "stopReason").Str(msg) {
@@ -100,6 +104,31 @@ func Scan(path string) (Info, error) {
 		return info, fmt.Errorf("session: %s: no session header", path)
 	}
 	return info, nil
+}
+
+// userText is the text of a user message (its text blocks joined), "" for other messages.
+func userText(msg []byte) string {
+	if codec.Find(msg, "role").Str(msg) != "user" {
+		return ""
+	}
+	m, err := codec.ParseMessage(msg)
+	if err != nil {
+		return ""
+	}
+	um, ok := m.(*codec.UserMessage)
+	if !ok || um.Blocks == nil {
+		if ok {
+			return um.Text
+		}
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range um.Blocks {
+		if t, ok := c.(*codec.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
 }
 
 // List summarizes the session files in dir, newest activity first. A file that cannot be

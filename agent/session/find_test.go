@@ -94,7 +94,7 @@ func TestScanListNewest(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Info{ID: "a-done", Path: done, Cwd: "/p", Created: "2026-01-01T00:00:00.000Z",
-		LastActivity: "2026-01-01T00:00:03.000Z", Model: "script/m", Messages: 2, Status: StatusCompleted}
+		LastActivity: "2026-01-01T00:00:03.000Z", Model: "script/m", Messages: 2, Status: StatusCompleted, FirstPrompt: "hi"}
 	if info != want {
 		t.Errorf("Scan:\n got %+v\nwant %+v", info, want)
 	}

@@ -15,7 +15,7 @@ var ErrLocked = errors.New("the session is being written by another process")
 // leaves a session locked. The lock is advisory (flock): it keeps our own writers apart.
 func lock(f *os.File) error {
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := flock(f)
 		switch {
 		case err == nil:
 			return nil

@@ -101,12 +101,15 @@ func (t *bashTool) Execute(ctx context.Context, raw json.RawMessage, update func
 	}
 	defer lifelineWrite.Close()
 	shell := shellPath()
-	cmd := exec.Command(shell, "-c", lifelineScript, shell, command)
+	cmd := exec.Command(shell, "-c", command)
+	if lifelineSupported {
+		cmd.Args = []string{shell, "-c", lifelineScript, shell, command}
+		cmd.ExtraFiles = []*os.File{lifelineRead} // fd 3
+	}
 	cmd.Dir = dir
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = pw // one pipe for both, so the order of writes is kept
 	cmd.Stderr = pw
-	cmd.ExtraFiles = []*os.File{lifelineRead} // fd 3
 	cmd.SysProcAttr = processGroupAttr()
 
 	update(codec.ToolResult{Content: []codec.Content{}})
@@ -140,8 +143,7 @@ func (t *bashTool) Execute(ctx context.Context, raw json.RawMessage, update func
 	// Whatever the command started dies with it, however the call ends: the shell leads a
 	// process group of its own, and the group is killed on every way out (the shell's exit
 	// included, once its output has been read), so no child outlives the call or the run.
-	pgid := cmd.Process.Pid
-	killGroup := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+	killGroup := func() { killProcessGroup(cmd.Process) }
 	defer killGroup()
 
 	var timer <-chan time.Time

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/basecontext/base-context/codec"
 )
@@ -80,7 +79,7 @@ const lsBatch = 1024
 // on folders and links to folders) and the number of entries.
 func listSorted(ctx context.Context, abs string, limit int) (names []string, total int, err error) {
 	// Non-blocking: should a FIFO have taken the folder's place, the open does not wait.
-	dir, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	dir, err := os.OpenFile(abs, os.O_RDONLY|openDirFlags, 0)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -641,18 +641,6 @@ func writeFileAtomic(path, display string, data []byte) error {
 
 type owner struct{ uid, gid int }
 
-// statOwner is the owner of an existing file, when the platform reports one.
-func statOwner(fi fs.FileInfo) (owner, bool) {
-	if fi == nil {
-		return owner{}, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return owner{}, false
-	}
-	return owner{int(st.Uid), int(st.Gid)}, true
-}
-
 // ---- arguments ----
 
 // args reads the arguments object of one call and checks each member as it is read.

@@ -1,0 +1,9 @@
+//go:build windows
+
+package session
+
+import "os"
+
+// flock does nothing on Windows, which has no flock: a session file is not protected
+// against a second writer there (README, Install).
+func flock(*os.File) error { return nil }

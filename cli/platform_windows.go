@@ -1,0 +1,30 @@
+//go:build windows
+
+package cli
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+func newSessionAttr() *syscall.SysProcAttr { return nil }
+
+func closeOnExec(int) {}
+
+func redirectFD(*os.File, int) error {
+	return errors.New("redirecting a descriptor is not supported on Windows")
+}
+
+// unsupported says why a command (or --detach) cannot run on Windows: running sessions are
+// controlled through Unix sockets, and --detach needs setsid.
+func unsupported(command string) error {
+	switch command {
+	case "list", "stop", "send", "attach", "--detach":
+		return Fail(ExitUsage, command+" is not supported on Windows: running sessions need Unix sockets (runs in the foreground work)")
+	}
+	return nil
+}
+
+// catchFileSizeLimit: Windows has no file size limit signal.
+func catchFileSizeLimit() {}

@@ -1,0 +1,22 @@
+//go:build unix
+
+package control
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// ownedByUser reports whether the file st describes belongs to the user running us.
+func ownedByUser(st os.FileInfo) bool {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && int(sys.Uid) == os.Getuid()
+}
+
+// processExists reports whether a process pid exists (it may belong to another user).
+func processExists(pid int) bool {
+	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+func socketsSupported() error { return nil }

@@ -1,0 +1,25 @@
+//go:build windows
+
+package control
+
+import (
+	"errors"
+	"os"
+)
+
+// ErrUnsupported is why running sessions cannot be controlled on Windows: the control
+// channel is a Unix socket guarded by Unix file ownership.
+var ErrUnsupported = errors.New("control: running sessions cannot be listed or controlled on Windows (they need Unix sockets)")
+
+func ownedByUser(os.FileInfo) bool { return false }
+
+func processExists(pid int) bool {
+	p, err := os.FindProcess(pid) // opens a handle: fails when there is no such process
+	if err != nil {
+		return false
+	}
+	p.Release()
+	return true
+}
+
+func socketsSupported() error { return ErrUnsupported }
