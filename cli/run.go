@@ -73,10 +73,10 @@ func (c *RunCmd) Validate() error {
 
 // Run runs the agent.
 func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
-	if err := c.settle(streams, kctx); err != nil {
+	if err := c.checkHome(streams); err != nil { // before the settings: they live there too
 		return err
 	}
-	if err := c.checkHome(streams); err != nil {
+	if err := c.settle(streams, kctx); err != nil {
 		return err
 	}
 	if c.Mode == "rpc" {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -98,8 +99,8 @@ func settingsPaths(streams *IO, cwd string) []string {
 // none. An unknown key or a value of the wrong type is a usage error naming file and line.
 func settingValues(path string) (map[string]reflect.Value, []byte, error) {
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil, nil // no file there (ENOTDIR: a folder on its path is a file)
 	}
 	if err != nil {
 		return nil, nil, Fail(ExitUsage, "cannot read the settings: "+err.Error())

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Names are the file names looked for in each directory, the first one present wins.
@@ -87,7 +88,7 @@ func find(dir string) (*File, string) {
 	for _, name := range Names {
 		path := filepath.Join(dir, name)
 		st, err := os.Stat(path)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) { // ENOTDIR: a folder on its path is a file
 			continue
 		}
 		if err != nil {
