@@ -640,3 +640,56 @@ func TestRPCAbortBashAndRetry(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// --permission-mode ask puts each tool call no rule decides to the client as a confirm
+// dialog: a yes runs it, a no refuses it with an error result naming the mode.
+func TestRPCPermissionAsk(t *testing.T) {
+	dir := t.TempDir()
+	call := func(id, command string) map[string]any {
+		return map[string]any{"tool_calls": []map[string]any{{"id": id, "name": "bash",
+			"args": []string{fmt.Sprintf(`{"command": %q}`, command)}}}}
+	}
+	script := writeScript(t, dir,
+		call("call_yes", "echo allowed-ran > yes.txt"), map[string]any{"text": []string{"one done"}},
+		call("call_no", "echo refused-ran > no.txt"), map[string]any{"text": []string{"two done"}})
+	p := startRPC(t, dir, "--no-session", "--script", script, "--permission-mode", "ask", "--allow", "read")
+
+	answer := func(confirmed bool) gjson.Result {
+		req := p.event("extension_ui_request")
+		if req.Get("method").Str != "confirm" || !strings.Contains(req.Get("title").Str, "bash(echo ") {
+			t.Fatalf("dialog %s", req.Raw)
+		}
+		b, _ := json.Marshal(map[string]any{"type": "extension_ui_response", "id": req.Get("id").Str, "confirmed": confirmed})
+		p.send(string(b))
+		return req
+	}
+
+	if r := p.call("p1", map[string]any{"type": "prompt", "message": "first"}); !r.Get("success").Bool() {
+		t.Fatalf("prompt: %s", r.Raw)
+	}
+	answer(true)
+	end := p.event("tool_execution_end")
+	if end.Get("isError").Bool() {
+		t.Fatalf("the allowed call failed: %s", end.Raw)
+	}
+	p.event("agent_end")
+	if b, err := os.ReadFile(filepath.Join(dir, "yes.txt")); err != nil || string(b) != "allowed-ran\n" {
+		t.Fatalf("yes.txt %q, %v", b, err)
+	}
+
+	if r := p.call("p2", map[string]any{"type": "prompt", "message": "second"}); !r.Get("success").Bool() {
+		t.Fatalf("prompt: %s", r.Raw)
+	}
+	answer(false)
+	end = p.event("tool_execution_end")
+	if text := end.Get("result.content.0.text").Str; !end.Get("isError").Bool() || !strings.HasPrefix(text, "Permission denied: bash(echo refused-ran > no.txt)") {
+		t.Fatalf("the refused call: %s", end.Raw)
+	}
+	p.event("agent_end")
+	if _, err := os.Stat(filepath.Join(dir, "no.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the refused command ran: %v", err)
+	}
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.err.String())
+	}
+}
