@@ -14,6 +14,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent"
+	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/stages"
@@ -119,18 +120,11 @@ func interruptContext() (context.Context, func(), func() os.Signal) {
 
 func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signal) (err error) {
 	defer func() { err = c.redactError(streams, err) }() // the error: line (run_redact.go)
-	cwd, err := c.workDir()
+	plan, err := c.plan(streams)
 	if err != nil {
 		return err
 	}
-	saved := c.savedModel(streams, cwd)
-	if saved == "" {
-		saved = c.settingsModel
-	}
-	model, prov, err := c.ModelFlags.resolve(streams, saved)
-	if err != nil {
-		return err
-	}
+	cwd, model, prov, sysPrompt := plan.cwd, plan.model, plan.prov, plan.systemPrompt
 	prompts, err := c.prompts(streams, cwd)
 	if err != nil {
 		return err
@@ -138,19 +132,6 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if len(prompts) == 0 {
 		return Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
 	}
-	toolset, err := c.toolset(tools.Options{Cwd: cwd}) // checked before the session starts
-	if err != nil {
-		return err
-	}
-
-	sysPrompt, err := c.PromptFlags.systemPrompt(streams, cwd, toolset)
-	if err != nil {
-		return err
-	}
-	if err := c.loadSchema(); err != nil {
-		return err
-	}
-	sysPrompt += c.SchemaFlags.instructions()
 	// No client to ask in text and json mode: --permission-mode ask refuses what it would ask.
 	perm, err := c.PolicyFlags.permission(cwd, nil)
 	if err != nil {
@@ -172,7 +153,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	// The tools again, now that the session's id names the folder of their full outputs.
 	pruneOutputs(streams)
 	toolOpts := c.toolOptions(streams, cwd, header.ID)
-	toolset, _ = c.toolset(toolOpts)
+	toolset, _ := c.toolset(toolOpts) // checked by plan
 	store = c.RedactFlags.store(store)
 	store.AppendModelChange(model.Provider, model.ID)
 	store.AppendThinkingLevel(c.Thinking)
@@ -403,4 +384,42 @@ func builtinSystemPrompt(cwd string, ts []tools.Tool) string {
 	}
 	fmt.Fprintf(&b, "\nWorking directory: %s\nDate: %s\n", cwd, time.Now().Format("2006-01-02"))
 	return b.String()
+}
+
+// runPlan is what a run's flags resolve to before anything is written: the working
+// directory, the model and its provider, and the system prompt.
+type runPlan struct {
+	cwd          string
+	model        provider.Model
+	prov         provider.Provider
+	systemPrompt string // the built-in or given prompt, the project's instructions, the schema's
+}
+
+// plan resolves the flags (and the settings, a resumed session's model) into a runPlan; an
+// error is a usage error, before the header.
+func (c *RunCmd) plan(streams *IO) (runPlan, error) {
+	var p runPlan
+	var err error
+	if p.cwd, err = c.workDir(); err != nil {
+		return p, err
+	}
+	saved := c.savedModel(streams, p.cwd)
+	if saved == "" {
+		saved = c.settingsModel
+	}
+	if p.model, p.prov, err = c.ModelFlags.resolve(streams, saved); err != nil {
+		return p, err
+	}
+	toolset, err := c.toolset(tools.Options{Cwd: p.cwd}) // checked before the session starts
+	if err != nil {
+		return p, err
+	}
+	if p.systemPrompt, err = c.PromptFlags.systemPrompt(streams, p.cwd, toolset); err != nil {
+		return p, err
+	}
+	if err := c.loadSchema(); err != nil {
+		return p, err
+	}
+	p.systemPrompt += c.SchemaFlags.instructions()
+	return p, nil
 }

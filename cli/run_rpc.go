@@ -11,7 +11,6 @@ import (
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/session"
-	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/rpc"
@@ -35,34 +34,14 @@ func (c *RunCmd) validateRPC() error {
 func (c *RunCmd) runRPC(streams *IO) error {
 	ctx, stop, signalled := interruptContext()
 	defer stop()
-	cwd, err := c.workDir()
+	plan, err := c.plan(streams)
 	if err != nil {
 		return err
 	}
-	saved := c.savedModel(streams, cwd)
-	if saved == "" {
-		saved = c.settingsModel
-	}
-	model, prov, err := c.ModelFlags.resolve(streams, saved)
-	if err != nil {
-		return err
-	}
-	toolset, err := c.toolset(tools.Options{Cwd: cwd}) // checked before any line
-	if err != nil {
-		return err
-	}
-	sysPrompt, err := c.PromptFlags.systemPrompt(streams, cwd, toolset)
-	if err != nil {
-		return err
-	}
-	if err := c.loadSchema(); err != nil {
-		return err
-	}
-	sysPrompt += c.SchemaFlags.instructions()
-	h := &rpcHost{c: c, streams: streams, cwd: cwd, model: model, prov: prov, systemPrompt: sysPrompt,
+	h := &rpcHost{c: c, streams: streams, cwd: plan.cwd, model: plan.model, prov: plan.prov, systemPrompt: plan.systemPrompt,
 		memory: map[*rpc.Session]*session.Memory{}}
 	// --permission-mode ask puts each call no rule decides to the client, as a confirm dialog.
-	if h.permission, err = c.PolicyFlags.permission(cwd, h.askClient); err != nil {
+	if h.permission, err = c.PolicyFlags.permission(plan.cwd, h.askClient); err != nil {
 		return err
 	}
 	keys := c.apiKeys(streams)
