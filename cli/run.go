@@ -162,17 +162,10 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	// first stage writes the session header ahead of the first event. The writer holds what
 	// a provider chunk produces until the agent flushes it, after the chunk.
 	out := codec.NewBatchWriter(streams.Out)
-	var chain []stages.Stage
+	st := stages.Chain() // text mode writes no events
 	if c.Mode == "json" {
-		chain = append(chain, stages.NewHeader(stages.HeaderOptions{Header: *header}))
+		st = stages.NewOutput(stages.OutputOptions{Header: *header, Redact: redact, Deltas: c.JSONDeltas})
 	}
-	if redact != nil {
-		chain = append(chain, redact) // before deltas: it streams the full form's snapshots
-	}
-	if c.JSONDeltas {
-		chain = append(chain, stages.NewDeltas())
-	}
-	st := stages.Chain(chain...)
 	write := func(f *stages.Frame) error { return f.WriteLine(out) }
 	status := c.StatusFlags.statusLine(streams, c.Mode, model.Provider+"/"+model.ID)
 	defer status.clear()

@@ -37,7 +37,7 @@ func (c *RedactFlags) enabled() bool {
 // stage returns the redaction stage (the stream's engine over frames) to put in the output
 // chain before the deltas stage, or nil without redaction. extraSecrets are values always
 // redacted (the API keys in use).
-func (c *RedactFlags) stage(streams *IO, extraSecrets []string) (stages.Stage, error) {
+func (c *RedactFlags) stage(streams *IO, extraSecrets []string) (*stages.Redact, error) {
 	if !c.enabled() {
 		return nil, nil
 	}

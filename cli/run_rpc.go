@@ -287,14 +287,8 @@ func (h *rpcHost) NewAgent(s *rpc.Session, emit func(codec.Event) error) *agent.
 
 // Chain is the output chain of --mode json: the header, redaction, the delta form.
 func (h *rpcHost) Chain(hd codec.Header) stages.Stage {
-	chain := []stages.Stage{stages.NewHeader(stages.HeaderOptions{Header: hd})}
-	if redact, _ := h.c.RedactFlags.stage(h.streams, h.keys); redact != nil {
-		chain = append(chain, redact)
-	}
-	if h.c.JSONDeltas {
-		chain = append(chain, stages.NewDeltas())
-	}
-	return stages.Chain(chain...)
+	redact, _ := h.c.RedactFlags.stage(h.streams, h.keys) // checked at start
+	return stages.NewOutput(stages.OutputOptions{Header: hd, Redact: redact, Deltas: h.c.JSONDeltas})
 }
 
 // Models are the models whose provider has a key, and the scripted model in use.

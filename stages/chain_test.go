@@ -8,6 +8,7 @@ import (
 	"testing/iotest"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -100,5 +101,36 @@ func TestExpandKeepsDeltasOfBlocksWithoutStart(t *testing.T) {
 	}
 	if strings.Contains(string(last), "messageId") {
 		t.Error("messageId kept")
+	}
+}
+
+// NewOutput is the pipe `filter header | filter redact | filter deltas` in process: the same
+// bytes on every reference stream, whatever a stream starts with.
+func TestOutputIsHeaderRedactDeltas(t *testing.T) {
+	hd := codec.Header{Version: 3, ID: "01990000-0000-7000-8000-000000000000", Timestamp: "2026-01-01T00:00:00.000Z", Cwd: "/work"}
+	for name, data := range referenceStreams(t) {
+		for _, deltas := range []bool{false, true} {
+			stream := data // the agent's events, which come without a header
+			if bytes.HasPrefix(stream, []byte(`{"type":"session"`)) {
+				stream = stream[bytes.IndexByte(stream, '\n')+1:]
+			}
+			words := redact.Options{Patterns: []string{`\b[Tt]he\b`}} // in every answer
+			output := stages.NewOutput(stages.OutputOptions{Header: hd, Redact: newRedact(t, words).(*stages.Redact), Deltas: deltas})
+			got := run(t, output, stream)
+			want := run(t, stages.NewHeader(stages.HeaderOptions{Header: hd}), stream)
+			want = run(t, newRedact(t, words), want)
+			if deltas {
+				want = run(t, stages.NewDeltas(), want)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s (deltas %v): NewOutput differs from the three filters", name, deltas)
+			}
+			if !bytes.HasPrefix(got, []byte(`{"type":"session","version":3,"id":"01990000-`)) {
+				t.Errorf("%s: the output does not start with the header: %.80s", name, got)
+			}
+			if bytes.Contains(stream, []byte("the ")) && !bytes.Contains(got, []byte("[REDACTED:pattern-1]")) {
+				t.Errorf("%s: nothing redacted", name)
+			}
+		}
 	}
 }
