@@ -204,13 +204,8 @@ func (a *Agent) store(write func(session.Store) error) error {
 // to a session that takes them.
 func (a *Agent) saveEntry(typ string, fields []byte) error {
 	return a.store(func(s session.Store) error {
-		if e, ok := s.(interface {
-			AppendEntry(typ string, fields []byte) (string, error)
-		}); ok {
-			_, err := e.AppendEntry(typ, fields)
-			return err
-		}
-		return nil // no session to record it in
+		_, err := s.AppendEntry(typ, fields)
+		return err
 	})
 }
 

@@ -146,12 +146,7 @@ func (c *RedactFlags) store(s session.Store) session.Store {
 	if !c.RedactSession || c.session == nil {
 		return s
 	}
-	base := redactingStore{Store: s, r: c.session}
-	if e, ok := s.(entryAppender); ok {
-		// Keep the store's optional methods visible to the agent's type checks.
-		return redactingEntryStore{base, e}
-	}
-	return base
+	return redactingStore{Store: s, r: c.session}
 }
 
 // apiKeys are the values of the keys the agent may use: --api-key and every configured
@@ -196,20 +191,10 @@ func (s redactingStore) AppendThinkingLevel(level string) error {
 	return s.Store.AppendThinkingLevel(s.r.RedactString(level))
 }
 
-type entryAppender interface {
-	AppendEntry(typ string, fields []byte) (string, error)
-}
-
-// redactingEntryStore is redactingStore for a store that also takes other entries
-// (compactions), whose fields are redacted too.
-type redactingEntryStore struct {
-	redactingStore
-	entries entryAppender
-}
-
-func (s redactingEntryStore) AppendEntry(typ string, fields []byte) (string, error) {
+// AppendEntry redacts the entry's fields (a compaction's summary, say) and its type.
+func (s redactingStore) AppendEntry(typ string, fields []byte) (string, error) {
 	if len(fields) > 0 {
 		fields = s.r.RedactJSON(fields)
 	}
-	return s.entries.AppendEntry(s.r.RedactString(typ), fields)
+	return s.Store.AppendEntry(s.r.RedactString(typ), fields)
 }

@@ -548,21 +548,14 @@ func (s *Server) setSessionName(c command) {
 	s.name = name
 	store := s.sess.Store
 	s.mu.Unlock()
-	if es, ok := store.(entryStore); ok {
-		_, err = es.AppendEntry(sessionInfo, marshal(struct {
-			Name string `json:"name"`
-		}{name}))
-	}
+	_, err = store.AppendEntry(sessionInfo, marshal(struct {
+		Name string `json:"name"`
+	}{name}))
 	s.respond(c, c.typ, nil, err)
 }
 
 // sessionInfo is the session entry that records the session's name.
 const sessionInfo = "session_info"
-
-// entryStore is a session store that records entries of any type.
-type entryStore interface {
-	AppendEntry(typ string, fields []byte) (string, error)
-}
 
 // sessionName is the name the latest session_info entry gives.
 func sessionName(entries []session.Entry) string {

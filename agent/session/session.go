@@ -47,6 +47,9 @@ type Store interface {
 	AppendMessage(m codec.Message) (id string, err error)
 	AppendModelChange(provider, modelID string) error
 	AppendThinkingLevel(level string) error
+	// AppendEntry appends an entry of another type (a compaction, a custom entry, the
+	// session's name) with its fields (a JSON object's members, without braces, or nil).
+	AppendEntry(typ string, fields []byte) (id string, err error)
 	Close() error
 }
 
