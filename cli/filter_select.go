@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/basecontext/base-context/internal/similar"
 	"os"
 	"strings"
 
@@ -82,7 +83,7 @@ func unknownTypeWarning(t string) string {
 		if k == t {
 			return ""
 		}
-		if d := editDistance(t, k); d < bestDist {
+		if d := similar.Distance(t, k); d < bestDist {
 			best, bestDist = k, d
 		}
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/basecontext/base-context/internal/similar"
 	"strings"
 	"text/tabwriter"
 
@@ -120,7 +121,7 @@ func closestCommand(app *kong.Application, word string) (best string, exact bool
 			if name == word {
 				return name, true
 			}
-			d := editDistance(lower, name)
+			d := similar.Distance(lower, name)
 			if d <= typoDistance(name) && (bestDist < 0 || d < bestDist) {
 				best, bestDist = name, d
 			}
@@ -188,31 +189,4 @@ func quoteArgs(args []string) []string {
 		out[i] = a
 	}
 	return out
-}
-
-// editDistance is the optimal string alignment distance of a and b: insertions, deletions,
-// substitutions and transpositions of neighbours each count one.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

@@ -5,25 +5,6 @@ import (
 	"testing"
 )
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want int
-	}{
-		{"sessions", "sessions", 0},
-		{"sesions", "sessions", 1},
-		{"hlep", "help", 1}, // a transposition is one edit
-		{"hello", "help", 2},
-		{"modles", "models", 1},
-		{"", "run", 3},
-		{"stop", "", 4},
-	} {
-		if got := editDistance(c.a, c.b); got != c.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
-		}
-	}
-}
-
 // Which first arguments are refused as mistyped commands, and which stay prompts.
 func TestCheckCommandTypo(t *testing.T) {
 	var cl CLI

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"github.com/basecontext/base-context/internal/similar"
 	"io"
 	"os"
 	"path/filepath"
@@ -253,7 +254,7 @@ func closest(ids []string, query string, n int) []string {
 		if len(head) > len(query) {
 			head = head[:len(query)]
 		}
-		all = append(all, scored{id, editDistance(query, head)})
+		all = append(all, scored{id, similar.Distance(query, head)})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].dist != all[j].dist {
@@ -266,27 +267,6 @@ func closest(ids []string, query string, n int) []string {
 		out = append(out, all[i].id)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes (ids are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // ReadHeader reads the header of the session file at path, and nothing more.

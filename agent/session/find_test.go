@@ -51,17 +51,6 @@ func TestMatch(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"abc", "", 3}, {"", "ab", 2}, {"kitten", "sitting", 3}, {"0194", "0193", 1}, {"abcd", "abdc", 2}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-	}
-}
-
 // writeSession creates a session file in dir with the given header and entry lines.
 func writeSession(t *testing.T, dir string, h codec.Header, lines ...string) string {
 	t.Helper()
