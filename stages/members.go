@@ -36,7 +36,6 @@ func parseNestedEvent(raw []byte) (n nestedEvent) {
 
 func (n *nestedEvent) has(k int) bool            { return n.m[k].Exists() }
 func (n *nestedEvent) get(k int) []byte          { return n.m[k].Raw(n.raw) }
-func (n *nestedEvent) str(k int) string          { return n.m[k].Str(n.raw) }
 func (n *nestedEvent) view(k int) string         { return n.m[k].View(n.raw) } // valid while raw is
 func (n *nestedEvent) typ() string               { return eventType(n.raw, n.m[evType]) }
 func (n *nestedEvent) member(k int) codec.Member { return n.m[k] }

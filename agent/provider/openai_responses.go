@@ -405,10 +405,6 @@ func responsesAppendMessage(input responses.ResponseInputParam, m codec.Message)
 	return input
 }
 
-func responsesAppendUserText(input responses.ResponseInputParam, text string) responses.ResponseInputParam {
-	return responsesAppendUser(input, []codec.Content{&codec.TextContent{Text: text}})
-}
-
 // responsesAppendUser appends a user message of text and images.
 func responsesAppendUser(input responses.ResponseInputParam, blocks []codec.Content) responses.ResponseInputParam {
 	var parts responses.ResponseInputMessageContentListParam
@@ -514,30 +510,4 @@ func responsesToolResult(m *codec.ToolResultMessage) responses.ResponseInputItem
 	}
 	return responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
 		CallID: openai.String(callID), Output: out}}
-}
-
-// responsesCustomContent is the content of an extension's message: a string, or text and
-// image blocks.
-func responsesCustomContent(raw json.RawMessage) []codec.Content {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return []codec.Content{&codec.TextContent{Text: s}}
-	}
-	var blocks []struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		Data     string `json:"data"`
-		MimeType string `json:"mimeType"`
-	}
-	json.Unmarshal(raw, &blocks)
-	var out []codec.Content
-	for _, b := range blocks {
-		switch b.Type {
-		case "text":
-			out = append(out, &codec.TextContent{Text: b.Text})
-		case "image":
-			out = append(out, &codec.ImageContent{Data: b.Data, MimeType: b.MimeType})
-		}
-	}
-	return out
 }
