@@ -30,48 +30,50 @@ const (
 
 // Header is the session header, the first line of the stream and of the session file.
 type Header struct {
-	Version       int64
-	ID            string
-	Timestamp     string
-	Cwd           string
-	ParentSession string
+	Version       int64  `json:"version" kind:"number" doc:"format version of the stream, 3"`
+	ID            string `json:"id" doc:"session id"`
+	Timestamp     string `json:"timestamp" doc:"ISO-8601 UTC time the session was created"`
+	Cwd           string `json:"cwd" doc:"working directory of the session"`
+	ParentSession string `json:"parentSession,omitempty" doc:"session file this one was forked from"`
 }
 
 // AgentStart opens one run of the agent loop.
 type AgentStart struct{}
 
 // AgentEnd closes it; Messages holds every message the run added.
-type AgentEnd struct{ Messages []Message }
+type AgentEnd struct {
+	Messages []Message `json:"messages" doc:"every message the run added"`
+}
 
 // TurnStart opens one turn.
 type TurnStart struct{}
 
 // TurnEnd closes a turn with its assistant message and tool results.
 type TurnEnd struct {
-	Message     Message
-	ToolResults []*ToolResultMessage
+	Message     Message              `json:"message"`
+	ToolResults []*ToolResultMessage `json:"toolResults"`
 }
 
 // MessageStart and MessageEnd carry a full message. MessageID is set (non-zero) in the
 // delta form on assistant messages only.
 type MessageStart struct {
-	MessageID int64
-	Message   Message
+	MessageID int64   `json:"messageId,omitempty" form:"deltas,optional" kind:"integer" doc:"delta form, assistant messages only: number of the message in the stream, from 1"`
+	Message   Message `json:"message"`
 }
 
 // MessageEnd: see MessageStart.
 type MessageEnd struct {
-	MessageID int64
-	Message   Message
+	MessageID int64   `json:"messageId,omitempty" form:"deltas,optional" kind:"integer" doc:"delta form, assistant messages only: the number of its message_start"`
+	Message   Message `json:"message"`
 }
 
 // MessageUpdate is one streaming update of an assistant message. In the full form Message
 // is the snapshot (and Update.Partial the same); in the delta form both are nil and
 // MessageID is set.
 type MessageUpdate struct {
-	MessageID int64
-	Update    *AssistantMessageEvent
-	Message   *AssistantMessage
+	MessageID int64                  `json:"messageId,omitempty" form:"deltas" kind:"integer" doc:"delta form: the number of the message's message_start"`
+	Update    *AssistantMessageEvent `json:"assistantMessageEvent"`
+	Message   *AssistantMessage      `json:"message,omitempty" form:"full" doc:"full form: the message so far"`
 }
 
 // Streaming update types.
@@ -91,94 +93,98 @@ const (
 // ToolCall is written depends on Type; ToolCall on a toolcall_start is written only in the
 // delta form (Partial nil), as {id, name}.
 type AssistantMessageEvent struct {
-	Type         string
-	ContentIndex int64
-	Delta        string
-	Content      string
-	ToolCall     *ToolCall
-	Partial      *AssistantMessage
+	Type         string            `json:"type"`
+	ContentIndex int64             `json:"contentIndex" kind:"integer" doc:"index of the block in the message's content"`
+	Delta        string            `json:"delta" when:"text_delta,thinking_delta,toolcall_delta"`
+	Content      string            `json:"content" when:"text_end,thinking_end" doc:"the block's final text"`
+	ToolCall     *ToolCall         `json:"toolCall" when:"toolcall_end" doc:"the finished tool call"`
+	Partial      *AssistantMessage `json:"partial,omitempty" form:"full" doc:"full form: the message so far, as message"`
 }
 
 // ToolResult is a tool's result or partial result as tool execution events carry it.
 type ToolResult struct {
-	Content []Content
-	Details json.RawMessage
+	Content []Content       `json:"content" blocks:"text,image"`
+	Details json.RawMessage `json:"details,omitempty"`
 }
 
 // ToolExecutionStart: a tool call begins to run.
 type ToolExecutionStart struct {
-	ToolCallID string
-	ToolName   string
-	Args       json.RawMessage
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Args       json.RawMessage `json:"args" default:"{}" doc:"the call's arguments"`
 }
 
 // ToolExecutionUpdate: output so far of a running tool.
 type ToolExecutionUpdate struct {
-	ToolCallID    string
-	ToolName      string
-	Args          json.RawMessage
-	PartialResult ToolResult
+	ToolCallID    string          `json:"toolCallId"`
+	ToolName      string          `json:"toolName"`
+	Args          json.RawMessage `json:"args" default:"{}"`
+	PartialResult ToolResult      `json:"partialResult"`
 }
 
 // ToolExecutionEnd: a tool call finished.
 type ToolExecutionEnd struct {
-	ToolCallID string
-	ToolName   string
-	Result     ToolResult
-	IsError    bool
+	ToolCallID string     `json:"toolCallId"`
+	ToolName   string     `json:"toolName"`
+	Result     ToolResult `json:"result"`
+	IsError    bool       `json:"isError"`
 }
 
 // ActiveAction is the scheduler's current work.
 type ActiveAction struct {
-	Kind  string // turn | session_command
-	Phase string // preparing | running
-	Label string
+	Kind  string `json:"kind" enum:"turn,session_command"`
+	Phase string `json:"phase" enum:"preparing,committing,running"`
+	Label string `json:"label,omitempty"`
 }
 
 // SessionActions is the projection of queued and active actions.
 type SessionActions struct {
-	QueuedCount int64
-	Steering    []string
-	FollowUps   []string
-	Active      *ActiveAction
+	QueuedCount int64         `json:"queuedCount" kind:"number"`
+	Steering    []string      `json:"steering"`
+	FollowUps   []string      `json:"followUps"`
+	Active      *ActiveAction `json:"active,omitempty"`
 }
 
 // SessionActionUpdate reports a change of queued or active actions.
-type SessionActionUpdate struct{ Actions SessionActions }
+type SessionActionUpdate struct {
+	Actions SessionActions `json:"actions"`
+}
 
 // CompactionResult describes a finished compaction.
 type CompactionResult struct {
-	Summary          string
-	FirstKeptEntryID string
-	TokensBefore     int64
-	Details          json.RawMessage
+	Summary          string          `json:"summary"`
+	FirstKeptEntryID string          `json:"firstKeptEntryId"`
+	TokensBefore     int64           `json:"tokensBefore" kind:"number"`
+	Details          json.RawMessage `json:"details,omitempty"`
 }
 
 // CompactionStart opens a compaction.
-type CompactionStart struct{ Reason string }
+type CompactionStart struct {
+	Reason string `json:"reason" enum:"manual,threshold,overflow"`
+}
 
 // CompactionEnd closes it; Result is nil when it failed.
 type CompactionEnd struct {
-	Reason       string
-	Result       *CompactionResult
-	Aborted      bool
-	WillRetry    bool
-	ErrorMessage string
+	Reason       string            `json:"reason" enum:"manual,threshold,overflow"`
+	Result       *CompactionResult `json:"result,omitempty"`
+	Aborted      bool              `json:"aborted"`
+	WillRetry    bool              `json:"willRetry"`
+	ErrorMessage string            `json:"errorMessage,omitempty"`
 }
 
 // AutoRetryStart announces a retry after a transient failure.
 type AutoRetryStart struct {
-	Attempt      int64
-	MaxAttempts  int64
-	DelayMs      int64
-	ErrorMessage string
+	Attempt      int64  `json:"attempt" kind:"number"`
+	MaxAttempts  int64  `json:"maxAttempts" kind:"number"`
+	DelayMs      int64  `json:"delayMs" kind:"number"`
+	ErrorMessage string `json:"errorMessage"`
 }
 
 // AutoRetryEnd closes a retry sequence.
 type AutoRetryEnd struct {
-	Success    bool
-	Attempt    int64
-	FinalError string
+	Success    bool   `json:"success"`
+	Attempt    int64  `json:"attempt" kind:"number"`
+	FinalError string `json:"finalError,omitempty"`
 }
 
 func (*Header) EventType() string              { return TypeSession }

@@ -11,32 +11,32 @@ type Content interface {
 
 // TextContent is a text block.
 type TextContent struct {
-	Text          string
-	TextSignature string
+	Text          string `json:"text"`
+	TextSignature string `json:"textSignature,omitempty"`
 }
 
 // ThinkingContent is a thinking (reasoning) block.
 type ThinkingContent struct {
-	Thinking          string
-	ThinkingSignature string
-	Redacted          bool
+	Thinking          string `json:"thinking"`
+	ThinkingSignature string `json:"thinkingSignature,omitempty"`
+	Redacted          bool   `json:"redacted,omitempty"`
 }
 
 // ImageContent is a base64 image block.
 type ImageContent struct {
-	Data     string
-	MimeType string
+	Data     string `json:"data" doc:"base64"`
+	MimeType string `json:"mimeType"`
 }
 
 // ToolCall is a tool call block. Arguments is an encoded JSON object. While the call is
 // still streaming, Arguments is nil and ArgsSoFar holds the fragments received; the block
 // then encodes PartialObject(ArgsSoFar), computed only if the block is encoded at all.
 type ToolCall struct {
-	ID               string
-	Name             string
-	Arguments        json.RawMessage
-	ThoughtSignature string
-	ArgsSoFar        []byte
+	ID               string          `json:"id"`
+	Name             string          `json:"name"`
+	Arguments        json.RawMessage `json:"arguments" kind:"object" hook:"toolCallArguments"`
+	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
+	ArgsSoFar        []byte          `json:"-"`
 }
 
 func (*TextContent) ContentType() string     { return "text" }
@@ -106,20 +106,28 @@ type Message interface {
 
 // UserMessage is a prompt. Content is a plain string when Blocks is nil.
 type UserMessage struct {
-	Text      string
-	Blocks    []Content
-	Timestamp int64
+	Text      string    `json:"content" kind:"string|array" blocks:"text,image" hook:"userContent"`
+	Blocks    []Content `json:"-"`
+	Timestamp int64     `json:"timestamp" kind:"number"`
 }
 
 // Cost is the price of a Usage in dollars.
 type Cost struct {
-	Input, Output, CacheRead, CacheWrite, Total float64
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
 }
 
 // Usage counts the tokens of one assistant message.
 type Usage struct {
-	Input, Output, CacheRead, CacheWrite, TotalTokens int64
-	Cost                                              Cost
+	Input       int64 `json:"input" kind:"integer"`
+	Output      int64 `json:"output" kind:"integer"`
+	CacheRead   int64 `json:"cacheRead" kind:"integer"`
+	CacheWrite  int64 `json:"cacheWrite" kind:"integer"`
+	TotalTokens int64 `json:"totalTokens" kind:"integer"`
+	Cost        Cost  `json:"cost"`
 }
 
 // Stop reasons of an assistant message.
@@ -133,60 +141,60 @@ const (
 
 // AssistantMessage is a model response.
 type AssistantMessage struct {
-	Content      []Content
-	API          string
-	Provider     string
-	Model        string
-	Usage        Usage
-	StopReason   string
-	ErrorMessage string
-	Timestamp    int64
-	ResponseID   string
+	Content      []Content `json:"content" blocks:"text,thinking,toolCall"`
+	API          string    `json:"api"`
+	Provider     string    `json:"provider"`
+	Model        string    `json:"model"`
+	Usage        Usage     `json:"usage"`
+	StopReason   string    `json:"stopReason" enum:"stop,length,toolUse,error,aborted"`
+	ErrorMessage string    `json:"errorMessage,omitempty" doc:"present exactly when stopReason is error or aborted"`
+	Timestamp    int64     `json:"timestamp" kind:"number"`
+	ResponseID   string    `json:"responseId,omitempty" doc:"the provider's id of the response"`
 }
 
 // ToolResultMessage carries a tool's result back to the model.
 type ToolResultMessage struct {
-	ToolCallID string
-	ToolName   string
-	Content    []Content
-	Details    json.RawMessage
-	IsError    bool
-	Timestamp  int64
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Content    []Content       `json:"content" blocks:"text,image"`
+	Details    json.RawMessage `json:"details,omitempty"`
+	IsError    bool            `json:"isError"`
+	Timestamp  int64           `json:"timestamp" kind:"number"`
 }
 
 // BashExecutionMessage records a command the user ran directly.
 type BashExecutionMessage struct {
-	Command            string
-	Output             string
-	ExitCode           *int64
-	Cancelled          bool
-	Truncated          bool
-	FullOutputPath     string
-	ExcludeFromContext *bool
-	Timestamp          int64
+	Command            string `json:"command"`
+	Output             string `json:"output"`
+	ExitCode           *int64 `json:"exitCode,omitempty" kind:"number"`
+	Cancelled          bool   `json:"cancelled"`
+	Truncated          bool   `json:"truncated"`
+	FullOutputPath     string `json:"fullOutputPath,omitempty"`
+	ExcludeFromContext *bool  `json:"excludeFromContext,omitempty"`
+	Timestamp          int64  `json:"timestamp" kind:"number"`
 }
 
 // CustomMessage is an extension-defined message. Content is encoded JSON (string or blocks).
 type CustomMessage struct {
-	CustomType string
-	Content    json.RawMessage
-	Display    bool
-	Details    json.RawMessage
-	Timestamp  int64
+	CustomType string          `json:"customType"`
+	Content    json.RawMessage `json:"content" kind:"string|array" blocks:"text,image" default:"\"\""`
+	Display    bool            `json:"display"`
+	Details    json.RawMessage `json:"details,omitempty"`
+	Timestamp  int64           `json:"timestamp" kind:"number"`
 }
 
 // BranchSummaryMessage summarises an abandoned branch of a session.
 type BranchSummaryMessage struct {
-	Summary   string
-	FromID    string
-	Timestamp int64
+	Summary   string `json:"summary"`
+	FromID    string `json:"fromId"`
+	Timestamp int64  `json:"timestamp" kind:"number"`
 }
 
 // CompactionSummaryMessage stands in for the messages a compaction summarised.
 type CompactionSummaryMessage struct {
-	Summary      string
-	TokensBefore int64
-	Timestamp    int64
+	Summary      string `json:"summary"`
+	TokensBefore int64  `json:"tokensBefore" kind:"number"`
+	Timestamp    int64  `json:"timestamp" kind:"number"`
 }
 
 func (*UserMessage) Role() string      { return "user" }

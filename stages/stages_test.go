@@ -80,7 +80,7 @@ func schema(t testing.TB, name string) *jsonschema.Schema {
 		schemas = map[string]*jsonschema.Schema{}
 		for _, n := range []string{"line", "line-deltas"} {
 			c := jsonschema.NewCompiler()
-			s, err := c.Compile("../testdata/schema/" + n + ".schema.json")
+			s, err := c.Compile("../docs/schema/" + n + ".schema.json")
 			if err != nil {
 				panic(err)
 			}

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"testing"
+)
+
+var updateSchema = flag.Bool("update", false, "rewrite docs/schema/*.schema.json from `base-context schema`")
+
+// The committed schemas are what `base-context schema` prints. After a change of the
+// description, regenerate them with: go test ./cli -run TestSchemaFiles -update
+func TestSchemaFiles(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		file string
+	}{
+		{[]string{"schema"}, "../docs/schema/line.schema.json"},
+		{[]string{"schema", "--deltas"}, "../docs/schema/line-deltas.schema.json"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := Run(c.args, IO{Out: &out, Err: &errOut}); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut.String())
+		}
+		if *updateSchema {
+			if err := os.WriteFile(c.file, out.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		committed, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(committed, out.Bytes()) {
+			t.Errorf("%s differs from `base-context %v`; regenerate it: go test ./cli -run TestSchemaFiles -update", c.file, c.args)
+		}
+	}
+}

@@ -1,0 +1,459 @@
+package codec
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// The one description of the stream. The Go types of this package are it: each member of an
+// object is a struct field tagged `json:"key"` (or `json:"key,omitempty"` when it is left
+// out empty), in the order the encoders write the keys. A few more tags say what the Go type
+// cannot:
+//
+//	kind:"number"        an int64 the stream may hold as any number (timestamps, counts);
+//	kind:"integer"       one it must hold as an integer (the default for int64, stated where
+//	                     the validator insists); kind:"object", kind:"string|array" for raw members
+//	enum:"a,b,c"         the closed set of a string's values
+//	when:"x,y"           written only when the object's discriminator is one of these
+//	form:"full"          only in the full form (required there); form:"deltas" only in the
+//	                     delta form (required there unless form:"deltas,optional")
+//	blocks:"text,image"  the content block types a content member may hold
+//	default:"{}"         what a raw member writes when it is empty
+//	hook:"name"          an irregular member whose coding is written by hand (see hooks)
+//	doc:"…"              one line for the JSON Schema
+//
+// The unions (events by type, messages by role, content blocks by type, streaming updates
+// by type) are the tables below. Everything else reads this description: the JSON Schema
+// (JSONSchema), filter validate's shape checks (stages), the encoders and the decoders.
+
+// Kind is the JSON kind a member holds.
+type Kind uint8
+
+const (
+	KindAny Kind = iota
+	KindString
+	KindInteger
+	KindNumber
+	KindBoolean
+	KindObject
+	KindArray
+	KindStringOrArray
+)
+
+// Form is the stream form a member belongs to.
+type Form uint8
+
+const (
+	FormBoth   Form = iota
+	FormFull        // only in the full form
+	FormDeltas      // only in the delta form (--json-deltas)
+)
+
+// ShapeMember is one member of an object.
+type ShapeMember struct {
+	Key string
+	// Kind of the value; for KindArray and KindStringOrArray, Elem is the elements' kind.
+	Kind, Elem Kind
+	// Optional: the encoders leave the member out when it is empty.
+	Optional bool
+	// Form: the member exists only in one form; FormRequired says it is required there.
+	Form         Form
+	FormRequired bool
+	// When lists the values of the object's discriminator for which the member is written.
+	When []string
+	Enum []string
+	// Shape is the object's (or each element's) shape; Union, when the value is told apart
+	// by a discriminator, with Allowed the variants it may be (nil: any).
+	Shape   *Shape
+	Union   *Union
+	Allowed []string
+	Default string // raw JSON written when the (raw) member is empty
+	Hook    string // names the hand-written coding of an irregular member
+	Doc     string
+
+	goType reflect.Type
+	index  int // of the struct field
+}
+
+// MayBeAbsent says whether an object of the member's shape may lack it in some line:
+// optional, present only for some discriminator values, or only in one form.
+func (m *ShapeMember) MayBeAbsent() bool { return m.Optional || m.When != nil || m.Form != FormBoth }
+
+// Shape is the members of one kind of object, in key order. A variant of a union has its
+// discriminator value in Tag; the discriminator is written first, before Members (unless it
+// is a member itself, as in AssistantMessageEvent).
+type Shape struct {
+	Name    string // the Go type's name; a view of a union's variant adds ".tag"
+	Tag     string
+	Union   *Union
+	Doc     string
+	Members []ShapeMember
+
+	goType reflect.Type
+}
+
+// Member returns the member key, or nil.
+func (s *Shape) Member(key string) *ShapeMember {
+	for i := range s.Members {
+		if s.Members[i].Key == key {
+			return &s.Members[i]
+		}
+	}
+	return nil
+}
+
+// Keys returns the members' keys in order.
+func (s *Shape) Keys() []string {
+	keys := make([]string, len(s.Members))
+	for i, m := range s.Members {
+		keys[i] = m.Key
+	}
+	return keys
+}
+
+// Union is objects told apart by the string member Key.
+type Union struct {
+	Name     string // "Event", "Message", "Content", "Update"
+	Key      string // "type" or "role"
+	Doc      string
+	Variants []*Shape
+}
+
+// Variant returns the variant of tag, or nil for a tag the description does not know.
+func (u *Union) Variant(tag string) *Shape {
+	for _, v := range u.Variants {
+		if v.Tag == tag {
+			return v
+		}
+	}
+	return nil
+}
+
+// Tags returns the variants' discriminator values in order.
+func (u *Union) Tags() []string {
+	tags := make([]string, len(u.Variants))
+	for i, v := range u.Variants {
+		tags[i] = v.Tag
+	}
+	return tags
+}
+
+// variant is one row of a union table.
+type variant struct {
+	value any    // a nil pointer to the variant's type; nil for views (updates)
+	tag   string // for views
+	doc   string
+	// override replaces members of the view (the delta-form toolcall_start's toolCall).
+	override []ShapeMember
+}
+
+// The union tables: every event type, message role, content block type and update type.
+var (
+	eventTable = []variant{
+		{value: (*Header)(nil), doc: "The session header: the first line of the stream."},
+		{value: (*AgentStart)(nil), doc: "A run of the agent loop begins."},
+		{value: (*AgentEnd)(nil), doc: "The run ends; messages holds every message it added."},
+		{value: (*TurnStart)(nil), doc: "A turn begins: one assistant response and the tools it calls."},
+		{value: (*TurnEnd)(nil), doc: "The turn ends with its assistant message and tool results."},
+		{value: (*MessageStart)(nil), doc: "A message begins (assistant messages then stream updates)."},
+		{value: (*MessageUpdate)(nil), doc: "One streaming update of the open assistant message."},
+		{value: (*MessageEnd)(nil), doc: "The message is complete."},
+		{value: (*ToolExecutionStart)(nil), doc: "A tool call begins to run."},
+		{value: (*ToolExecutionUpdate)(nil), doc: "Output so far of a running tool."},
+		{value: (*ToolExecutionEnd)(nil), doc: "A tool call finished."},
+		{value: (*SessionActionUpdate)(nil), doc: "The queued or active actions changed."},
+		{value: (*CompactionStart)(nil), doc: "A compaction of the context begins."},
+		{value: (*CompactionEnd)(nil), doc: "The compaction ends; result is absent when it failed."},
+		{value: (*AutoRetryStart)(nil), doc: "A retry after a transient provider failure is scheduled."},
+		{value: (*AutoRetryEnd)(nil), doc: "The retry sequence ends."},
+	}
+	messageTable = []variant{
+		{value: (*UserMessage)(nil), doc: "A prompt."},
+		{value: (*AssistantMessage)(nil), doc: "A model response."},
+		{value: (*ToolResultMessage)(nil), doc: "A tool's result, for the model."},
+		{value: (*BashExecutionMessage)(nil), doc: "A command the user ran directly."},
+		{value: (*CustomMessage)(nil), doc: "An extension-defined message."},
+		{value: (*BranchSummaryMessage)(nil), doc: "The summary of an abandoned branch of the session."},
+		{value: (*CompactionSummaryMessage)(nil), doc: "Stands in for the messages a compaction summarised."},
+	}
+	contentTable = []variant{
+		{value: (*TextContent)(nil), doc: "A text block."},
+		{value: (*ThinkingContent)(nil), doc: "A thinking (reasoning) block."},
+		{value: (*ImageContent)(nil), doc: "A base64 image."},
+		{value: (*ToolCall)(nil), doc: "A tool call."},
+	}
+	updateTable = []variant{
+		{tag: UpdateTextStart, doc: "A text block begins."},
+		{tag: UpdateTextDelta, doc: "More text of the block."},
+		{tag: UpdateTextEnd, doc: "The text block is complete."},
+		{tag: UpdateThinkingStart, doc: "A thinking block begins."},
+		{tag: UpdateThinkingDelta, doc: "More thinking of the block."},
+		{tag: UpdateThinkingEnd, doc: "The thinking block is complete."},
+		{tag: UpdateToolCallStart, doc: "A tool call block begins.", override: []ShapeMember{{
+			Key: "toolCall", Kind: KindObject, Optional: true, Form: FormDeltas, FormRequired: true,
+			Hook: "toolCallRef", Doc: "delta form: the id and name of the new call",
+		}}},
+		{tag: UpdateToolCallDelta, doc: "A piece of the tool call's JSON arguments."},
+		{tag: UpdateToolCallEnd, doc: "The tool call is complete."},
+	}
+)
+
+// toolCallRef is the {id, name} a delta-form toolcall_start carries.
+type toolCallRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+type description struct {
+	events, messages, contents, updates *Union
+	shapes                              map[reflect.Type]*Shape
+	order                               []*Shape                // of shapes, as described
+	unionOf                             map[reflect.Type]*Union // union types and variant types
+	toolCallRef                         *Shape
+}
+
+var (
+	describeOnce sync.Once
+	desc         *description
+)
+
+func described() *description {
+	describeOnce.Do(func() {
+		d := &description{shapes: map[reflect.Type]*Shape{}, unionOf: map[reflect.Type]*Union{}}
+		d.events = &Union{Name: "Event", Key: "type", Doc: "One line of the stream."}
+		d.messages = &Union{Name: "Message", Key: "role", Doc: "A message of the conversation."}
+		d.contents = &Union{Name: "Content", Key: "type", Doc: "A content block of a message."}
+		d.updates = &Union{Name: "AssistantMessageEvent", Key: "type", Doc: "The change a message_update reports."}
+		d.unionOf[reflect.TypeFor[Event]()] = d.events
+		d.unionOf[reflect.TypeFor[Message]()] = d.messages
+		d.unionOf[reflect.TypeFor[Content]()] = d.contents
+		for _, t := range []struct {
+			u     *Union
+			table []variant
+		}{{d.events, eventTable}, {d.messages, messageTable}, {d.contents, contentTable}} {
+			for _, v := range t.table {
+				d.unionOf[reflect.TypeOf(v.value).Elem()] = t.u
+			}
+		}
+		d.toolCallRef = d.shape(reflect.TypeFor[toolCallRef]())
+		for _, v := range eventTable {
+			d.events.Variants = append(d.events.Variants, d.variant(v))
+		}
+		for _, v := range messageTable {
+			d.messages.Variants = append(d.messages.Variants, d.variant(v))
+		}
+		for _, v := range contentTable {
+			d.contents.Variants = append(d.contents.Variants, d.variant(v))
+		}
+		whole := d.shape(reflect.TypeFor[AssistantMessageEvent]())
+		whole.Union = d.updates
+		for _, v := range updateTable {
+			d.updates.Variants = append(d.updates.Variants, d.view(whole, v))
+		}
+		desc = d
+	})
+	return desc
+}
+
+func (d *description) variant(v variant) *Shape {
+	t := reflect.TypeOf(v.value).Elem()
+	s := d.shape(t)
+	s.Tag, s.Doc = tagOfType(t), v.doc
+	s.Union = d.unionOf[s.goType]
+	return s
+}
+
+// view is the variant of a union whose discriminator is a member of one struct: the members
+// written for that value.
+func (d *description) view(whole *Shape, v variant) *Shape {
+	s := &Shape{Name: whole.Name + "." + v.tag, Tag: v.tag, Union: whole.Union, Doc: v.doc, goType: whole.goType}
+	for _, m := range whole.Members {
+		for _, o := range v.override {
+			if o.Key == m.Key {
+				o.index, o.goType = m.index, m.goType
+				if o.Hook == "toolCallRef" {
+					o.Shape = d.toolCallRef
+				}
+				m = o
+			}
+		}
+		if m.When == nil || contains(m.When, v.tag) {
+			m.When = nil
+			s.Members = append(s.Members, m)
+		}
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func splitTag(tag string) []string {
+	if tag == "" {
+		return nil
+	}
+	return strings.Split(tag, ",")
+}
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
+
+// shape describes the struct type t, once.
+func (d *description) shape(t reflect.Type) *Shape {
+	if s := d.shapes[t]; s != nil {
+		return s
+	}
+	s := &Shape{Name: t.Name(), goType: t}
+	d.shapes[t] = s
+	d.order = append(d.order, s)
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			panic(fmt.Sprintf("codec: %s.%s has no json tag", t.Name(), f.Name))
+		}
+		m := ShapeMember{
+			Key:      name,
+			Optional: opts == "omitempty",
+			When:     splitTag(f.Tag.Get("when")),
+			Enum:     splitTag(f.Tag.Get("enum")),
+			Default:  f.Tag.Get("default"),
+			Hook:     f.Tag.Get("hook"),
+			Doc:      f.Tag.Get("doc"),
+			goType:   f.Type,
+			index:    i,
+		}
+		switch form := f.Tag.Get("form"); form {
+		case "":
+		case "full":
+			m.Form, m.FormRequired = FormFull, true
+		case "deltas":
+			m.Form, m.FormRequired = FormDeltas, true
+		case "deltas,optional":
+			m.Form = FormDeltas
+		default:
+			panic(fmt.Sprintf("codec: %s.%s: unknown form %q", t.Name(), f.Name, form))
+		}
+		d.kind(&m, f.Type)
+		switch k := f.Tag.Get("kind"); k {
+		case "":
+		case "number":
+			m.Kind = KindNumber
+		case "integer":
+			m.Kind = KindInteger
+		case "object":
+			m.Kind = KindObject
+		case "string|array":
+			m.Kind, m.Elem = KindStringOrArray, KindObject
+			m.Union = d.contents
+		default:
+			panic(fmt.Sprintf("codec: %s.%s: unknown kind %q", t.Name(), f.Name, k))
+		}
+		if b := f.Tag.Get("blocks"); b != "" {
+			m.Allowed = splitTag(b)
+		}
+		s.Members = append(s.Members, m)
+	}
+	return s
+}
+
+// kind sets the member's kind, elements, shape and union from its Go type.
+func (d *description) kind(m *ShapeMember, t reflect.Type) {
+	if t.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Struct {
+		t = t.Elem() // *int64, *bool: optional scalars
+	}
+	switch {
+	case t == rawMessageType:
+		m.Kind = KindAny
+	case t.Kind() == reflect.String:
+		m.Kind = KindString
+	case t.Kind() == reflect.Int64:
+		m.Kind = KindInteger
+	case t.Kind() == reflect.Float64:
+		m.Kind = KindNumber
+	case t.Kind() == reflect.Bool:
+		m.Kind = KindBoolean
+	case t.Kind() == reflect.Slice:
+		var elem ShapeMember
+		d.kind(&elem, t.Elem())
+		m.Kind, m.Elem, m.Shape, m.Union, m.Allowed = KindArray, elem.Kind, elem.Shape, elem.Union, elem.Allowed
+	case t.Kind() == reflect.Interface:
+		m.Kind, m.Union = KindObject, d.unionOf[t]
+		if m.Union == nil {
+			panic("codec: no union for " + t.String())
+		}
+	case t.Kind() == reflect.Pointer || t.Kind() == reflect.Struct:
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		m.Kind = KindObject
+		if u := d.unionOf[t]; u != nil {
+			// A variant type where one variant is allowed: described as the union, so
+			// that its discriminator is checked too.
+			m.Union = u
+			m.Allowed = []string{tagOfType(t)}
+			return
+		}
+		m.Shape = d.shape(t)
+	default:
+		panic("codec: no kind for " + t.String())
+	}
+}
+
+// tagOfType is the discriminator value of a variant type.
+func tagOfType(t reflect.Type) string {
+	switch v := reflect.New(t).Interface().(type) {
+	case Event:
+		return v.EventType()
+	case Message:
+		return v.Role()
+	case Content:
+		return v.ContentType()
+	}
+	panic("codec: not a variant: " + t.String())
+}
+
+// Events is the union of event types (Header is the "session" event).
+func Events() *Union { return described().events }
+
+// Messages is the union of message roles.
+func Messages() *Union { return described().messages }
+
+// Contents is the union of content block types.
+func Contents() *Union { return described().contents }
+
+// Updates is the union of streaming update types, the assistantMessageEvent of a
+// message_update. Its variants are views of AssistantMessageEvent: the members written for
+// that type.
+func Updates() *Union { return described().updates }
+
+// ShapeOf returns the shape of v's type, a struct or a pointer to one of this package (for
+// AssistantMessageEvent: all its members, for any update type), or nil.
+func ShapeOf(v any) *Shape {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return nil
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	d := described()
+	if t == reflect.TypeFor[toolCallRef]() {
+		return d.toolCallRef
+	}
+	return d.shapes[t]
+}
+
+// ToolCallRefShape is the {id, name} of a delta-form toolcall_start.
+func ToolCallRefShape() *Shape { return described().toolCallRef }

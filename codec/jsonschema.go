@@ -1,0 +1,205 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// JSONSchema returns the JSON Schema (draft 2020-12) of one line of the stream, of the full
+// form or, with deltas, of the delta form, made from the description (describe.go).
+//
+// Objects are open (no additionalProperties: false), and a line, message, block or update of
+// a type the description does not know is valid: within header version 3 the stream only
+// gains optional members and new types, and consumers must ignore what they do not know.
+// A member of the other form is excluded (`"partial": false` in the delta form).
+func JSONSchema(deltas bool) []byte {
+	d := described()
+	g := schemaGen{deltas: deltas, defs: obj{}}
+	form, title := "full form", "base-context stream: one line"
+	if deltas {
+		form, title = "delta form (--json-deltas)", "base-context stream: one line, delta form"
+	}
+	for _, u := range []*Union{d.events, d.messages, d.contents, d.updates} {
+		g.union(u)
+	}
+	for _, s := range d.order {
+		if s.Union == nil { // the shapes of nested objects (variants are defined with their union)
+			g.def(s)
+		}
+	}
+	root := obj{
+		{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+		{"title", title},
+		{"description", "One line of the base-context JSON event stream (header version 3), " + form +
+			". Generated from the codec package's description by `base-context schema`; docs/stream.md " +
+			"describes the orders between lines. Objects are open: a consumer ignores members and types it does not know."},
+		{"$ref", "#/$defs/Event"},
+		{"$defs", g.defs},
+	}
+	out, err := json.MarshalIndent(root, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return append(out, '\n')
+}
+
+type schemaGen struct {
+	deltas bool
+	defs   obj
+}
+
+func (g *schemaGen) ref(name string) obj { return obj{{"$ref", "#/$defs/" + name}} }
+
+// union defines u: an object with the discriminator, of the variant's shape when the
+// discriminator names one, and any shape when it names none.
+func (g *schemaGen) union(u *Union) {
+	var cases []any
+	for _, v := range u.Variants {
+		cases = append(cases, obj{
+			{"if", obj{{"properties", obj{{u.Key, obj{{"const", v.Tag}}}}}, {"required", []string{u.Key}}}},
+			{"then", g.ref(v.Name)},
+		})
+	}
+	defer func() {
+		for _, v := range u.Variants {
+			g.def(v)
+		}
+	}()
+	g.defs = append(g.defs, kv{u.Name, obj{
+		{"description", u.Doc + " Told apart by " + u.Key + "; one of an unknown " + u.Key + " is valid."},
+		{"type", "object"},
+		{"required", []string{u.Key}},
+		{"properties", obj{{u.Key, obj{{"type", "string"}}}}},
+		{"allOf", cases},
+	}})
+}
+
+// def defines the shape s.
+func (g *schemaGen) def(s *Shape) {
+	var props obj
+	var required []string
+	if s.Union != nil && s.Member(s.Union.Key) == nil {
+		props = append(props, kv{s.Union.Key, obj{{"const", s.Tag}}})
+		required = append(required, s.Union.Key)
+	}
+	for i := range s.Members {
+		m := &s.Members[i]
+		switch {
+		case m.Form == FormDeltas && !g.deltas, m.Form == FormFull && g.deltas:
+			props = append(props, kv{m.Key, false})
+			continue
+		case m.Key == "type" && s.Union != nil && s.Union.Key == "type" && s.Tag != "":
+			props = append(props, kv{m.Key, obj{{"const", s.Tag}}})
+		default:
+			props = append(props, kv{m.Key, g.member(m)})
+		}
+		if !m.Optional && m.When == nil || m.Form != FormBoth && m.FormRequired {
+			required = append(required, m.Key)
+		}
+	}
+	o := obj{}
+	if s.Doc != "" {
+		o = append(o, kv{"description", s.Doc})
+	}
+	o = append(o, kv{"type", "object"})
+	if len(required) > 0 {
+		o = append(o, kv{"required", required})
+	}
+	if len(props) > 0 {
+		o = append(o, kv{"properties", props})
+	}
+	g.defs = append(g.defs, kv{s.Name, o})
+}
+
+// member is the schema of one member's value.
+func (g *schemaGen) member(m *ShapeMember) obj {
+	var o obj
+	switch m.Kind {
+	case KindString:
+		o = obj{{"type", "string"}}
+		if m.Enum != nil {
+			o = append(o, kv{"enum", m.Enum})
+		}
+	case KindInteger:
+		o = obj{{"type", "integer"}}
+	case KindNumber:
+		o = obj{{"type", "number"}}
+	case KindBoolean:
+		o = obj{{"type", "boolean"}}
+	case KindObject:
+		o = g.object(m.Shape, m.Union, m.Allowed)
+	case KindArray, KindStringOrArray:
+		typ := any("array")
+		if m.Kind == KindStringOrArray {
+			typ = []string{"string", "array"}
+		}
+		o = obj{{"type", typ}}
+		var items obj
+		switch m.Elem {
+		case KindString:
+			items = obj{{"type", "string"}}
+		case KindObject:
+			items = g.object(m.Shape, m.Union, m.Allowed)
+		}
+		if items != nil {
+			o = append(o, kv{"items", items})
+		}
+	default:
+		o = obj{}
+	}
+	if m.Doc != "" {
+		o = append(obj{{"description", m.Doc}}, o...)
+	}
+	return o
+}
+
+// object is the schema of an object of shape s, or of union u restricted to allowed.
+func (g *schemaGen) object(s *Shape, u *Union, allowed []string) obj {
+	switch {
+	case s != nil:
+		return g.ref(s.Name)
+	case u == nil:
+		return obj{{"type", "object"}}
+	case len(allowed) == 1:
+		return g.ref(u.Variant(allowed[0]).Name)
+	}
+	o := g.ref(u.Name)
+	var excluded []string
+	for _, tag := range u.Tags() {
+		if allowed != nil && !contains(allowed, tag) {
+			excluded = append(excluded, tag)
+		}
+	}
+	if excluded != nil {
+		o = append(o, kv{"properties", obj{{u.Key, obj{{"not", obj{{"enum", excluded}}}}}}})
+	}
+	return o
+}
+
+// obj is a JSON object that keeps its members' order.
+type obj []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+func (o obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.k)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(m.v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
