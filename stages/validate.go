@@ -860,174 +860,55 @@ func splitUpdateType(t string) (kind, phase string, ok bool) {
 	return "", "", false
 }
 
-// The shapes of docs/stream.md: the fields of each event, message and block, in the spec's order.
+// The shapes the validator checks, made once from codec's description of the stream (the
+// one place members are declared): the members of each event, message and block, in the
+// encoders' order, without the discriminator the validator reads first.
 var (
-	compactionReasons = []string{"manual", "threshold", "overflow"}
-	stopReasons       = []string{codec.StopReasonStop, codec.StopReasonLength, codec.StopReasonToolUse, codec.StopReasonError, codec.StopReasonAborted}
+	headerShape          = eventShape(codec.TypeSession)
+	agentEndShape        = eventShape(codec.TypeAgentEnd)
+	turnEndShape         = eventShape(codec.TypeTurnEnd)
+	messageEventShape    = eventShape(codec.TypeMessageStart)
+	updateEventShape     = eventShape(codec.TypeMessageUpdate)
+	toolStartShape       = eventShape(codec.TypeToolExecutionStart)
+	toolUpdateShape      = eventShape(codec.TypeToolExecutionUpdate)
+	toolEndShape         = eventShape(codec.TypeToolExecutionEnd)
+	sessionActionShape   = eventShape(codec.TypeSessionActionUpdate)
+	compactionStartShape = eventShape(codec.TypeCompactionStart)
+	compactionEndShape   = eventShape(codec.TypeCompactionEnd)
+	autoRetryStartShape  = eventShape(codec.TypeAutoRetryStart)
+	autoRetryEndShape    = eventShape(codec.TypeAutoRetryEnd)
 
-	headerShape = newShape(
-		field{key: "version", want: wantNumber},
-		field{key: "id", want: wantString},
-		field{key: "timestamp", want: wantString},
-		field{key: "cwd", want: wantString},
-		field{key: "parentSession", want: wantString, optional: true},
-	)
-	agentEndShape     = newShape(field{key: "messages", want: wantArray})
-	turnEndShape      = newShape(field{key: "message", want: wantObject}, field{key: "toolResults", want: wantArray})
-	messageEventShape = newShape(field{key: "message", want: wantObject}, field{key: "messageId", want: wantInt, optional: true})
-	updateEventShape  = newShape(
-		field{key: "assistantMessageEvent", want: wantObject},
-		field{key: "message", want: wantObject, optional: true}, // required by form, checked there
-		field{key: "messageId", want: wantInt, optional: true},
-	)
-	updateShape = newShape(
-		field{key: "type", want: wantString},
-		field{key: "contentIndex", want: wantInt},
-		field{key: "delta", want: wantString, optional: true},
-		field{key: "content", want: wantString, optional: true},
-		field{key: "toolCall", want: wantObject, optional: true},
-		field{key: "partial", want: wantObject, optional: true},
-	)
-	toolCallRefShape = newShape(field{key: "id", want: wantString}, field{key: "name", want: wantString})
-	toolStartShape   = newShape(
-		field{key: "toolCallId", want: wantString},
-		field{key: "toolName", want: wantString},
-		field{key: "args", want: wantAny},
-	)
-	toolUpdateShape = newShape(
-		field{key: "toolCallId", want: wantString},
-		field{key: "toolName", want: wantString},
-		field{key: "args", want: wantAny},
-		field{key: "partialResult", want: wantAny},
-	)
-	toolEndShape = newShape(
-		field{key: "toolCallId", want: wantString},
-		field{key: "toolName", want: wantString},
-		field{key: "result", want: wantAny},
-		field{key: "isError", want: wantBool},
-	)
-	sessionActionShape = newShape(field{key: "actions", want: wantObject})
-	actionsShape       = newShape(
-		field{key: "queuedCount", want: wantNumber},
-		field{key: "steering", want: wantArray},
-		field{key: "followUps", want: wantArray},
-		field{key: "active", want: wantObject, optional: true},
-	)
-	activeShape = newShape(
-		field{key: "kind", want: wantString, oneOf: []string{"turn", "session_command"}},
-		field{key: "phase", want: wantString, oneOf: []string{"preparing", "committing", "running"}},
-		field{key: "label", want: wantString, optional: true},
-	)
-	compactionStartShape = newShape(field{key: "reason", want: wantString, oneOf: compactionReasons})
-	compactionEndShape   = newShape(
-		field{key: "reason", want: wantString, oneOf: compactionReasons},
-		field{key: "result", want: wantObject, optional: true},
-		field{key: "aborted", want: wantBool},
-		field{key: "willRetry", want: wantBool},
-		field{key: "errorMessage", want: wantString, optional: true},
-	)
-	compactionResultShape = newShape(
-		field{key: "summary", want: wantString},
-		field{key: "firstKeptEntryId", want: wantString},
-		field{key: "tokensBefore", want: wantNumber},
-	)
-	autoRetryStartShape = newShape(
-		field{key: "attempt", want: wantNumber},
-		field{key: "maxAttempts", want: wantNumber},
-		field{key: "delayMs", want: wantNumber},
-		field{key: "errorMessage", want: wantString},
-	)
-	autoRetryEndShape = newShape(
-		field{key: "success", want: wantBool},
-		field{key: "attempt", want: wantNumber},
-		field{key: "finalError", want: wantString, optional: true},
-	)
+	// updateShape has the members of every update type; which ones a type needs is checked
+	// in messageUpdate.
+	updateShape           = shapeFrom(codec.ShapeOf(&codec.AssistantMessageEvent{}))
+	toolCallRefShape      = shapeFrom(codec.ToolCallRefShape())
+	actionsShape          = shapeFrom(codec.ShapeOf(&codec.SessionActions{}))
+	activeShape           = shapeFrom(codec.ShapeOf(&codec.ActiveAction{}))
+	compactionResultShape = shapeFrom(codec.ShapeOf(&codec.CompactionResult{}))
+	usageShape            = shapeFrom(codec.ShapeOf(&codec.Usage{}))
+	costShape             = shapeFrom(codec.ShapeOf(&codec.Cost{}))
 
-	userShape = newShape(
-		field{key: "content", want: wantStringOrArray},
-		field{key: "timestamp", want: wantNumber},
-	)
-	assistantShape = newShape(
-		field{key: "content", want: wantArray},
-		field{key: "api", want: wantString},
-		field{key: "provider", want: wantString},
-		field{key: "model", want: wantString},
-		field{key: "usage", want: wantObject},
-		field{key: "stopReason", want: wantString, oneOf: stopReasons},
-		field{key: "errorMessage", want: wantString, optional: true},
-		field{key: "timestamp", want: wantNumber},
-		field{key: "responseId", want: wantString, optional: true},
-	)
-	usageShape = newShape(
-		field{key: "input", want: wantInt},
-		field{key: "output", want: wantInt},
-		field{key: "cacheRead", want: wantInt},
-		field{key: "cacheWrite", want: wantInt},
-		field{key: "totalTokens", want: wantInt},
-		field{key: "cost", want: wantObject},
-	)
-	costShape = newShape(
-		field{key: "input", want: wantNumber},
-		field{key: "output", want: wantNumber},
-		field{key: "cacheRead", want: wantNumber},
-		field{key: "cacheWrite", want: wantNumber},
-		field{key: "total", want: wantNumber},
-	)
-	toolResultShape = newShape(
-		field{key: "toolCallId", want: wantString},
-		field{key: "toolName", want: wantString},
-		field{key: "content", want: wantArray},
-		field{key: "isError", want: wantBool},
-		field{key: "timestamp", want: wantNumber},
-	)
-	bashExecutionShape = newShape(
-		field{key: "command", want: wantString},
-		field{key: "output", want: wantString},
-		field{key: "exitCode", want: wantNumber, optional: true},
-		field{key: "cancelled", want: wantBool},
-		field{key: "truncated", want: wantBool},
-		field{key: "fullOutputPath", want: wantString, optional: true},
-		field{key: "excludeFromContext", want: wantBool, optional: true},
-		field{key: "timestamp", want: wantNumber},
-	)
-	customShape = newShape(
-		field{key: "customType", want: wantString},
-		field{key: "content", want: wantStringOrArray},
-		field{key: "display", want: wantBool},
-		field{key: "timestamp", want: wantNumber},
-	)
-	branchSummaryShape = newShape(
-		field{key: "summary", want: wantString},
-		field{key: "fromId", want: wantString},
-		field{key: "timestamp", want: wantNumber},
-	)
-	compactionSummaryShape = newShape(
-		field{key: "summary", want: wantString},
-		field{key: "tokensBefore", want: wantNumber},
-		field{key: "timestamp", want: wantNumber},
-	)
+	userShape              = messageShape("user")
+	assistantShape         = messageShape("assistant")
+	toolResultShape        = messageShape("toolResult")
+	bashExecutionShape     = messageShape("bashExecution")
+	customShape            = messageShape("custom")
+	branchSummaryShape     = messageShape("branchSummary")
+	compactionSummaryShape = messageShape("compactionSummary")
 
-	blockShapes = map[string]*shape{
-		"text": newShape(
-			field{key: "text", want: wantString},
-			field{key: "textSignature", want: wantString, optional: true},
-		),
-		"thinking": newShape(
-			field{key: "thinking", want: wantString},
-			field{key: "thinkingSignature", want: wantString, optional: true},
-			field{key: "redacted", want: wantBool, optional: true},
-		),
-		"image": newShape(
-			field{key: "data", want: wantString},
-			field{key: "mimeType", want: wantString},
-		),
-		"toolCall": newShape(
-			field{key: "id", want: wantString},
-			field{key: "name", want: wantString},
-			field{key: "arguments", want: wantObject},
-		),
-	}
-	userBlocks      = []string{"text", "image"}
-	assistantBlocks = []string{"text", "thinking", "toolCall"}
-	toolCallBlock   = []string{"toolCall"}
+	blockShapes     = unionShapes(codec.Contents())
+	userBlocks      = codec.Messages().Variant("user").Member("content").Allowed
+	assistantBlocks = codec.Messages().Variant("assistant").Member("content").Allowed
+	toolCallBlock   = codec.Updates().Variant(codec.UpdateToolCallEnd).Member("toolCall").Allowed
 )
+
+func eventShape(typ string) *shape    { return shapeFrom(codec.Events().Variant(typ)) }
+func messageShape(role string) *shape { return shapeFrom(codec.Messages().Variant(role)) }
+
+func unionShapes(u *codec.Union) map[string]*shape {
+	shapes := map[string]*shape{}
+	for _, v := range u.Variants {
+		shapes[v.Tag] = shapeFrom(v)
+	}
+	return shapes
+}

@@ -130,12 +130,39 @@ type shape struct {
 	keys   []string
 }
 
-func newShape(fields ...field) *shape {
-	s := &shape{fields: fields}
-	for _, f := range fields {
-		s.keys = append(s.keys, f.key)
+// shapeFrom is the validator's view of a shape of codec's description: every member that
+// some line may lack is optional here (the rules that say when it is required, by form or
+// update type, are the validator's code).
+func shapeFrom(cs *codec.Shape) *shape {
+	s := &shape{}
+	for _, m := range cs.Members {
+		s.fields = append(s.fields, field{key: m.Key, want: wantOf(m.Kind), optional: m.MayBeAbsent(), oneOf: m.Enum})
+		s.keys = append(s.keys, m.Key)
+	}
+	if len(s.fields) > maxShapeFields {
+		panic("stages: shape " + cs.Name + " has more members than maxShapeFields")
 	}
 	return s
+}
+
+func wantOf(k codec.Kind) want {
+	switch k {
+	case codec.KindString:
+		return wantString
+	case codec.KindInteger:
+		return wantInt
+	case codec.KindNumber:
+		return wantNumber
+	case codec.KindBoolean:
+		return wantBool
+	case codec.KindObject:
+		return wantObject
+	case codec.KindArray:
+		return wantArray
+	case codec.KindStringOrArray:
+		return wantStringOrArray
+	}
+	return wantAny
 }
 
 // maxShapeFields bounds the fields of a shape, so lookups fit in a fixed array.
