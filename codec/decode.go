@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
 
 // Decoding turns encoded messages and content blocks back into their typed values, e.g. to
-// resume a session from its file. It is the inverse of AppendJSON for every role and block
-// type: fields it does not know (scratch fields some writers leak) are ignored, absent fields
+// resume a session from its file, through the same plans as the encoders (plan.go), so it is
+// the inverse of AppendJSON for every role and block type: fields it does not know (scratch fields some writers leak) are ignored, absent fields
 // take their zero value, and a field of the wrong JSON type is an error. Raw fields (tool-call
 // arguments, details, custom content) are copied; tool-call arguments are also compacted,
 // and so is any raw field that spans lines, so re-encoding cannot break a JSON-lines stream.
@@ -272,70 +273,12 @@ func decodeContent(v gjson.Result) (Content, error) {
 	if typ.Type != gjson.String {
 		return nil, fmt.Errorf("codec: content block: field \"type\": expected string, got %s", decodeTypeName(typ))
 	}
-	switch typ.Str {
-	case "text":
-		c := &TextContent{}
-		f := Fields{What: "text block"}
-		eachMember(v, func(k, x gjson.Result) bool {
-			switch k.Str {
-			case "text":
-				c.Text = f.Str(k.Str, x)
-			case "textSignature":
-				c.TextSignature = f.Str(k.Str, x)
-			}
-			return f.Err == nil
-		})
-		return c, f.Err
-	case "thinking":
-		c := &ThinkingContent{}
-		f := Fields{What: "thinking block"}
-		eachMember(v, func(k, x gjson.Result) bool {
-			switch k.Str {
-			case "thinking":
-				c.Thinking = f.Str(k.Str, x)
-			case "thinkingSignature":
-				c.ThinkingSignature = f.Str(k.Str, x)
-			case "redacted":
-				c.Redacted = f.Bool(k.Str, x)
-			}
-			return f.Err == nil
-		})
-		return c, f.Err
-	case "image":
-		c := &ImageContent{}
-		f := Fields{What: "image block"}
-		eachMember(v, func(k, x gjson.Result) bool {
-			switch k.Str {
-			case "data":
-				c.Data = f.Str(k.Str, x)
-			case "mimeType":
-				c.MimeType = f.Str(k.Str, x)
-			}
-			return f.Err == nil
-		})
-		return c, f.Err
-	case "toolCall":
-		c := &ToolCall{}
-		f := Fields{What: "toolCall block"}
-		eachMember(v, func(k, x gjson.Result) bool {
-			switch k.Str {
-			case "id":
-				c.ID = f.Str(k.Str, x)
-			case "name":
-				c.Name = f.Str(k.Str, x)
-			case "thoughtSignature":
-				c.ThoughtSignature = f.Str(k.Str, x)
-			case "arguments":
-				c.Arguments = decodeCompact(x.Raw)
-			}
-			return f.Err == nil
-		})
-		if c.Arguments == nil {
-			c.Arguments = json.RawMessage("{}")
-		}
-		return c, f.Err
+	p := contentPlans[typ.Str]
+	if p == nil {
+		return nil, fmt.Errorf("codec: content block: unknown type %q", typ.Str)
 	}
-	return nil, fmt.Errorf("codec: content block: unknown type %q", typ.Str)
+	c, err := p.decodeNew(v)
+	return c.(Content), err
 }
 
 // decodeCompact copies an encoded value without insignificant whitespace.
@@ -356,222 +299,12 @@ func decodeMessage(v gjson.Result) (Message, error) {
 	if role.Type != gjson.String {
 		return nil, fmt.Errorf("codec: message: field \"role\": expected string, got %s", decodeTypeName(role))
 	}
-	switch role.Str {
-	case "user":
-		return decodeUser(v)
-	case "assistant":
-		return decodeAssistant(v)
-	case "toolResult":
-		return decodeToolResult(v)
-	case "bashExecution":
-		return decodeBashExecution(v)
-	case "custom":
-		return decodeCustom(v)
-	case "branchSummary":
-		m := &BranchSummaryMessage{}
-		f := Fields{What: "branchSummary message"}
-		eachMember(v, func(k, x gjson.Result) bool {
-			switch k.Str {
-			case "summary":
-				m.Summary = f.Str(k.Str, x)
-			case "fromId":
-				m.FromID = f.Str(k.Str, x)
-			case "timestamp":
-				m.Timestamp = f.Int(k.Str, x)
-			}
-			return f.Err == nil
-		})
-		return m, f.Err
-	case "compactionSummary":
-		m := &CompactionSummaryMessage{}
-		f := Fields{What: "compactionSummary message"}
-		eachMember(v, func(k, x gjson.Result) bool {
-			switch k.Str {
-			case "summary":
-				m.Summary = f.Str(k.Str, x)
-			case "tokensBefore":
-				m.TokensBefore = f.Int(k.Str, x)
-			case "timestamp":
-				m.Timestamp = f.Int(k.Str, x)
-			}
-			return f.Err == nil
-		})
-		return m, f.Err
+	p := messagePlans[role.Str]
+	if p == nil {
+		return nil, fmt.Errorf("codec: message: unknown role %q", role.Str)
 	}
-	return nil, fmt.Errorf("codec: message: unknown role %q", role.Str)
-}
-
-func decodeUser(v gjson.Result) (Message, error) {
-	m := &UserMessage{}
-	f := Fields{What: "user message"}
-	eachMember(v, func(k, x gjson.Result) bool {
-		switch k.Str {
-		case "content":
-			if x.Type == gjson.String {
-				m.Text = x.Str
-			} else {
-				m.Blocks = f.Contents(k.Str, x)
-			}
-		case "timestamp":
-			m.Timestamp = f.Int(k.Str, x)
-		}
-		return f.Err == nil
-	})
-	return m, f.Err
-}
-
-func decodeAssistant(v gjson.Result) (Message, error) {
-	m := &AssistantMessage{Content: []Content{}}
-	f := Fields{What: "assistant message"}
-	eachMember(v, func(k, x gjson.Result) bool {
-		switch k.Str {
-		case "content":
-			m.Content = f.Contents(k.Str, x)
-		case "api":
-			m.API = f.Str(k.Str, x)
-		case "provider":
-			m.Provider = f.Str(k.Str, x)
-		case "model":
-			m.Model = f.Str(k.Str, x)
-		case "usage":
-			m.Usage = f.usage(k.Str, x)
-		case "stopReason":
-			m.StopReason = f.Str(k.Str, x)
-		case "errorMessage":
-			m.ErrorMessage = f.Str(k.Str, x)
-		case "timestamp":
-			m.Timestamp = f.Int(k.Str, x)
-		case "responseId":
-			m.ResponseID = f.Str(k.Str, x)
-		}
-		return f.Err == nil
-	})
-	return m, f.Err
-}
-
-func (f *Fields) usage(key string, v gjson.Result) (u Usage) {
-	if v.Type == gjson.Null {
-		return u
-	}
-	if !v.IsObject() {
-		f.fail(key, "object", v)
-		return u
-	}
-	eachMember(v, func(k, x gjson.Result) bool {
-		switch k.Str {
-		case "input":
-			u.Input = f.Int("usage."+k.Str, x)
-		case "output":
-			u.Output = f.Int("usage."+k.Str, x)
-		case "cacheRead":
-			u.CacheRead = f.Int("usage."+k.Str, x)
-		case "cacheWrite":
-			u.CacheWrite = f.Int("usage."+k.Str, x)
-		case "totalTokens":
-			u.TotalTokens = f.Int("usage."+k.Str, x)
-		case "cost":
-			u.Cost = f.cost("usage.cost", x)
-		}
-		return f.Err == nil
-	})
-	return u
-}
-
-func (f *Fields) cost(key string, v gjson.Result) (c Cost) {
-	if v.Type == gjson.Null {
-		return c
-	}
-	if !v.IsObject() {
-		f.fail(key, "object", v)
-		return c
-	}
-	eachMember(v, func(k, x gjson.Result) bool {
-		switch k.Str {
-		case "input":
-			c.Input = f.Float(key+"."+k.Str, x)
-		case "output":
-			c.Output = f.Float(key+"."+k.Str, x)
-		case "cacheRead":
-			c.CacheRead = f.Float(key+"."+k.Str, x)
-		case "cacheWrite":
-			c.CacheWrite = f.Float(key+"."+k.Str, x)
-		case "total":
-			c.Total = f.Float(key+"."+k.Str, x)
-		}
-		return f.Err == nil
-	})
-	return c
-}
-
-func decodeToolResult(v gjson.Result) (Message, error) {
-	m := &ToolResultMessage{Content: []Content{}}
-	f := Fields{What: "toolResult message"}
-	eachMember(v, func(k, x gjson.Result) bool {
-		switch k.Str {
-		case "toolCallId":
-			m.ToolCallID = f.Str(k.Str, x)
-		case "toolName":
-			m.ToolName = f.Str(k.Str, x)
-		case "content":
-			m.Content = f.Contents(k.Str, x)
-		case "details":
-			m.Details = f.Raw(x)
-		case "isError":
-			m.IsError = f.Bool(k.Str, x)
-		case "timestamp":
-			m.Timestamp = f.Int(k.Str, x)
-		}
-		return f.Err == nil
-	})
-	return m, f.Err
-}
-
-func decodeBashExecution(v gjson.Result) (Message, error) {
-	m := &BashExecutionMessage{}
-	f := Fields{What: "bashExecution message"}
-	eachMember(v, func(k, x gjson.Result) bool {
-		switch k.Str {
-		case "command":
-			m.Command = f.Str(k.Str, x)
-		case "output":
-			m.Output = f.Str(k.Str, x)
-		case "exitCode":
-			m.ExitCode = f.OptInt(k.Str, x)
-		case "cancelled":
-			m.Cancelled = f.Bool(k.Str, x)
-		case "truncated":
-			m.Truncated = f.Bool(k.Str, x)
-		case "fullOutputPath":
-			m.FullOutputPath = f.Str(k.Str, x)
-		case "excludeFromContext":
-			m.ExcludeFromContext = f.OptBool(k.Str, x)
-		case "timestamp":
-			m.Timestamp = f.Int(k.Str, x)
-		}
-		return f.Err == nil
-	})
-	return m, f.Err
-}
-
-func decodeCustom(v gjson.Result) (Message, error) {
-	m := &CustomMessage{}
-	f := Fields{What: "custom message"}
-	eachMember(v, func(k, x gjson.Result) bool {
-		switch k.Str {
-		case "customType":
-			m.CustomType = f.Str(k.Str, x)
-		case "content":
-			m.Content = f.Raw(x)
-		case "display":
-			m.Display = f.Bool(k.Str, x)
-		case "details":
-			m.Details = f.Raw(x)
-		case "timestamp":
-			m.Timestamp = f.Int(k.Str, x)
-		}
-		return f.Err == nil
-	})
-	return m, f.Err
+	m, err := p.decodeNew(v)
+	return m.(Message), err
 }
 
 // ParseHeader decodes a session header line.
@@ -579,28 +312,14 @@ func ParseHeader(line []byte) (*Header, error) {
 	if err := CheckObject(line); err != nil {
 		return nil, err
 	}
+	v := gjson.ParseBytes(line)
 	h := &Header{}
-	f := Fields{What: "session header"}
-	typ := ""
-	eachMember(gjson.ParseBytes(line), func(k, x gjson.Result) bool {
-		switch k.Str {
-		case "type":
-			typ = f.Str(k.Str, x)
-		case "version":
-			h.Version = f.Int(k.Str, x)
-		case "id":
-			h.ID = f.Str(k.Str, x)
-		case "timestamp":
-			h.Timestamp = f.Str(k.Str, x)
-		case "cwd":
-			h.Cwd = f.Str(k.Str, x)
-		case "parentSession":
-			h.ParentSession = f.Str(k.Str, x)
+	f := Fields{What: headerPlan.what}
+	headerPlan.decode(&f, v, unsafe.Pointer(h), "")
+	if f.Err == nil {
+		if typ := f.Str("type", lastMember(v, "type")); f.Err == nil && typ != TypeSession {
+			f.Err = fmt.Errorf("not a session header (type %q)", typ)
 		}
-		return f.Err == nil
-	})
-	if f.Err == nil && typ != TypeSession {
-		f.Err = fmt.Errorf("not a session header (type %q)", typ)
 	}
 	return h, f.Err
 }

@@ -201,15 +201,10 @@ var (
 	}
 )
 
-// toolCallRef is the {id, name} a delta-form toolcall_start carries.
-type toolCallRef struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
 type description struct {
 	events, messages, contents, updates *Union
 	shapes                              map[reflect.Type]*Shape
+	plans                               map[reflect.Type]*plan
 	order                               []*Shape                // of shapes, as described
 	unionOf                             map[reflect.Type]*Union // union types and variant types
 	toolCallRef                         *Shape
@@ -222,7 +217,7 @@ var (
 
 func described() *description {
 	describeOnce.Do(func() {
-		d := &description{shapes: map[reflect.Type]*Shape{}, unionOf: map[reflect.Type]*Union{}}
+		d := &description{shapes: map[reflect.Type]*Shape{}, plans: map[reflect.Type]*plan{}, unionOf: map[reflect.Type]*Union{}}
 		d.events = &Union{Name: "Event", Key: "type", Doc: "One line of the stream."}
 		d.messages = &Union{Name: "Message", Key: "role", Doc: "A message of the conversation."}
 		d.contents = &Union{Name: "Content", Key: "type", Doc: "A content block of a message."}
@@ -238,7 +233,10 @@ func described() *description {
 				d.unionOf[reflect.TypeOf(v.value).Elem()] = t.u
 			}
 		}
-		d.toolCallRef = d.shape(reflect.TypeFor[toolCallRef]())
+		// The {id, name} of a delta-form toolcall_start: those members of the ToolCall.
+		toolCall := d.shape(reflect.TypeFor[ToolCall]())
+		d.toolCallRef = &Shape{Name: "ToolCallRef", goType: toolCall.goType,
+			Members: []ShapeMember{*toolCall.Member("id"), *toolCall.Member("name")}}
 		for _, v := range eventTable {
 			d.events.Variants = append(d.events.Variants, d.variant(v))
 		}
@@ -448,11 +446,7 @@ func ShapeOf(v any) *Shape {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	d := described()
-	if t == reflect.TypeFor[toolCallRef]() {
-		return d.toolCallRef
-	}
-	return d.shapes[t]
+	return described().shapes[t]
 }
 
 // ToolCallRefShape is the {id, name} of a delta-form toolcall_start.

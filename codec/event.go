@@ -1,6 +1,9 @@
 package codec
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"unsafe"
+)
 
 // Event is one line of the stream.
 type Event interface {
@@ -204,147 +207,75 @@ func (*CompactionEnd) EventType() string       { return TypeCompactionEnd }
 func (*AutoRetryStart) EventType() string      { return TypeAutoRetryStart }
 func (*AutoRetryEnd) EventType() string        { return TypeAutoRetryEnd }
 
-func beginEvent(dst []byte, typ string) object {
-	o := beginObject(dst)
-	o.str("type", typ)
-	return o
-}
+// The encoders: each type's plan, compiled from the description once (plan.go).
+var (
+	headerPlan              = planFor[Header]()
+	agentStartPlan          = planFor[AgentStart]()
+	agentEndPlan            = planFor[AgentEnd]()
+	turnStartPlan           = planFor[TurnStart]()
+	turnEndPlan             = planFor[TurnEnd]()
+	messageStartPlan        = planFor[MessageStart]()
+	messageUpdatePlan       = planFor[MessageUpdate]()
+	messageEndPlan          = planFor[MessageEnd]()
+	updatePlan              = planFor[AssistantMessageEvent]()
+	toolResultPlan          = planFor[ToolResult]()
+	toolExecutionStartPlan  = planFor[ToolExecutionStart]()
+	toolExecutionUpdatePlan = planFor[ToolExecutionUpdate]()
+	toolExecutionEndPlan    = planFor[ToolExecutionEnd]()
+	sessionActionUpdatePlan = planFor[SessionActionUpdate]()
+	compactionStartPlan     = planFor[CompactionStart]()
+	compactionEndPlan       = planFor[CompactionEnd]()
+	autoRetryStartPlan      = planFor[AutoRetryStart]()
+	autoRetryEndPlan        = planFor[AutoRetryEnd]()
+)
 
-func (e *Header) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeSession)
-	o.int("version", e.Version)
-	o.str("id", e.ID)
-	o.str("timestamp", e.Timestamp)
-	o.str("cwd", e.Cwd)
-	o.optStr("parentSession", e.ParentSession)
-	return o.end()
-}
-
+func (e *Header) AppendJSON(dst []byte) []byte { return headerPlan.encode(dst, unsafe.Pointer(e)) }
 func (e *AgentStart) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeAgentStart)
-	return o.end()
+	return agentStartPlan.encode(dst, unsafe.Pointer(e))
 }
-
-func (e *AgentEnd) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeAgentEnd)
-	o.key("messages")
-	o.b = AppendMessages(o.b, e.Messages)
-	return o.end()
-}
-
+func (e *AgentEnd) AppendJSON(dst []byte) []byte { return agentEndPlan.encode(dst, unsafe.Pointer(e)) }
 func (e *TurnStart) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeTurnStart)
-	return o.end()
+	return turnStartPlan.encode(dst, unsafe.Pointer(e))
 }
-
-func (e *TurnEnd) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeTurnEnd)
-	o.key("message")
-	o.b = e.Message.AppendJSON(o.b)
-	o.key("toolResults")
-	o.b = AppendMessages(o.b, e.ToolResults)
-	return o.end()
-}
-
-func appendMessageEvent(dst []byte, typ string, id int64, m Message) []byte {
-	o := beginEvent(dst, typ)
-	if id != 0 {
-		o.int("messageId", id)
-	}
-	o.key("message")
-	o.b = m.AppendJSON(o.b)
-	return o.end()
-}
-
+func (e *TurnEnd) AppendJSON(dst []byte) []byte { return turnEndPlan.encode(dst, unsafe.Pointer(e)) }
 func (e *MessageStart) AppendJSON(dst []byte) []byte {
-	return appendMessageEvent(dst, TypeMessageStart, e.MessageID, e.Message)
+	return messageStartPlan.encode(dst, unsafe.Pointer(e))
 }
-
-func (e *MessageEnd) AppendJSON(dst []byte) []byte {
-	return appendMessageEvent(dst, TypeMessageEnd, e.MessageID, e.Message)
-}
-
 func (e *MessageUpdate) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeMessageUpdate)
-	if e.MessageID != 0 {
-		o.int("messageId", e.MessageID)
-	}
-	o.key("assistantMessageEvent")
-	o.b = e.Update.AppendJSON(o.b)
-	if e.Message != nil {
-		o.key("message")
-		o.b = e.Message.AppendJSON(o.b)
-	}
-	return o.end()
+	return messageUpdatePlan.encode(dst, unsafe.Pointer(e))
 }
-
+func (e *MessageEnd) AppendJSON(dst []byte) []byte {
+	return messageEndPlan.encode(dst, unsafe.Pointer(e))
+}
 func (e *AssistantMessageEvent) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("type", e.Type)
-	o.int("contentIndex", e.ContentIndex)
-	switch e.Type {
-	case UpdateTextDelta, UpdateThinkingDelta, UpdateToolCallDelta:
-		o.str("delta", e.Delta)
-	case UpdateTextEnd, UpdateThinkingEnd:
-		o.str("content", e.Content)
-	case UpdateToolCallEnd:
-		o.key("toolCall")
-		o.b = e.ToolCall.AppendJSON(o.b)
-	case UpdateToolCallStart:
-		if e.Partial == nil && e.ToolCall != nil {
-			o.key("toolCall")
-			o.b = AppendToolCallRef(o.b, e.ToolCall.ID, e.ToolCall.Name)
-		}
-	}
-	if e.Partial != nil {
-		o.key("partial")
-		o.b = e.Partial.AppendJSON(o.b)
-	}
-	return o.end()
+	return updatePlan.encode(dst, unsafe.Pointer(e))
 }
-
-// AppendToolCallRef appends the {id, name} object a delta-form toolcall_start carries.
-func AppendToolCallRef(dst []byte, id, name string) []byte {
-	o := beginObject(dst)
-	o.str("id", id)
-	o.str("name", name)
-	return o.end()
-}
-
 func (r *ToolResult) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.key("content")
-	o.b = AppendContents(o.b, r.Content)
-	o.optRaw("details", r.Details)
-	return o.end()
+	return toolResultPlan.encode(dst, unsafe.Pointer(r))
 }
-
 func (e *ToolExecutionStart) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeToolExecutionStart)
-	o.str("toolCallId", e.ToolCallID)
-	o.str("toolName", e.ToolName)
-	o.raw("args", e.Args, "{}")
-	return o.end()
+	return toolExecutionStartPlan.encode(dst, unsafe.Pointer(e))
 }
-
 func (e *ToolExecutionUpdate) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeToolExecutionUpdate)
-	o.str("toolCallId", e.ToolCallID)
-	o.str("toolName", e.ToolName)
-	o.raw("args", e.Args, "{}")
-	o.key("partialResult")
-	o.b = e.PartialResult.AppendJSON(o.b)
-	return o.end()
+	return toolExecutionUpdatePlan.encode(dst, unsafe.Pointer(e))
 }
-
 func (e *ToolExecutionEnd) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeToolExecutionEnd)
-	o.str("toolCallId", e.ToolCallID)
-	o.str("toolName", e.ToolName)
-	o.key("result")
-	o.b = e.Result.AppendJSON(o.b)
-	o.bool("isError", e.IsError)
-	return o.end()
+	return toolExecutionEndPlan.encode(dst, unsafe.Pointer(e))
+}
+func (e *SessionActionUpdate) AppendJSON(dst []byte) []byte {
+	return sessionActionUpdatePlan.encode(dst, unsafe.Pointer(e))
+}
+func (e *CompactionStart) AppendJSON(dst []byte) []byte {
+	return compactionStartPlan.encode(dst, unsafe.Pointer(e))
+}
+func (e *CompactionEnd) AppendJSON(dst []byte) []byte {
+	return compactionEndPlan.encode(dst, unsafe.Pointer(e))
+}
+func (e *AutoRetryStart) AppendJSON(dst []byte) []byte {
+	return autoRetryStartPlan.encode(dst, unsafe.Pointer(e))
+}
+func (e *AutoRetryEnd) AppendJSON(dst []byte) []byte {
+	return autoRetryEndPlan.encode(dst, unsafe.Pointer(e))
 }
 
 func appendStrings(dst []byte, ss []string) []byte {
@@ -356,66 +287,4 @@ func appendStrings(dst []byte, ss []string) []byte {
 		dst = AppendString(dst, s)
 	}
 	return append(dst, ']')
-}
-
-func (e *SessionActionUpdate) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeSessionActionUpdate)
-	o.key("actions")
-	a := beginObject(o.b)
-	a.int("queuedCount", e.Actions.QueuedCount)
-	a.key("steering")
-	a.b = appendStrings(a.b, e.Actions.Steering)
-	a.key("followUps")
-	a.b = appendStrings(a.b, e.Actions.FollowUps)
-	if act := e.Actions.Active; act != nil {
-		a.key("active")
-		x := beginObject(a.b)
-		x.str("kind", act.Kind)
-		x.str("phase", act.Phase)
-		x.optStr("label", act.Label)
-		a.b = x.end()
-	}
-	o.b = a.end()
-	return o.end()
-}
-
-func (e *CompactionStart) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeCompactionStart)
-	o.str("reason", e.Reason)
-	return o.end()
-}
-
-func (e *CompactionEnd) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeCompactionEnd)
-	o.str("reason", e.Reason)
-	if r := e.Result; r != nil {
-		o.key("result")
-		x := beginObject(o.b)
-		x.str("summary", r.Summary)
-		x.str("firstKeptEntryId", r.FirstKeptEntryID)
-		x.int("tokensBefore", r.TokensBefore)
-		x.optRaw("details", r.Details)
-		o.b = x.end()
-	}
-	o.bool("aborted", e.Aborted)
-	o.bool("willRetry", e.WillRetry)
-	o.optStr("errorMessage", e.ErrorMessage)
-	return o.end()
-}
-
-func (e *AutoRetryStart) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeAutoRetryStart)
-	o.int("attempt", e.Attempt)
-	o.int("maxAttempts", e.MaxAttempts)
-	o.int("delayMs", e.DelayMs)
-	o.str("errorMessage", e.ErrorMessage)
-	return o.end()
-}
-
-func (e *AutoRetryEnd) AppendJSON(dst []byte) []byte {
-	o := beginEvent(dst, TypeAutoRetryEnd)
-	o.bool("success", e.Success)
-	o.int("attempt", e.Attempt)
-	o.optStr("finalError", e.FinalError)
-	return o.end()
 }

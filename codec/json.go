@@ -1,8 +1,9 @@
 // Package codec holds the event and message types of the JSON-lines stream, their encoder,
 // and the line reader and writer that frame the stream.
 //
-// Encoding is append-based and reflection-free: every type appends its JSON to a byte slice,
-// keys in the order docs/stream.md lists them, absent optionals omitted. Strings are escaped the
+// Encoding is append-based: every type appends its JSON to a byte slice through a plan
+// compiled once from the description (describe.go, plan.go), keys in the order of the
+// struct fields (the order docs/stream.md lists them), absent optionals omitted. Strings are escaped the
 // way JavaScript's JSON.stringify escapes them (the original implementation's format), so a
 // line we write and a line the original wrote differ only where their values differ.
 package codec
@@ -115,44 +116,6 @@ func AppendRaw(dst, raw []byte, def string) []byte {
 	}
 	return append(dst, raw...)
 }
-
-// object builds one JSON object by appending keys in order; it keeps the encoders short.
-type object struct {
-	b     []byte
-	first bool
-}
-
-func beginObject(dst []byte) object { return object{b: append(dst, '{'), first: true} }
-
-func (o *object) key(k string) {
-	if !o.first {
-		o.b = append(o.b, ',')
-	}
-	o.first = false
-	o.b = append(o.b, '"')
-	o.b = append(o.b, k...)
-	o.b = append(o.b, '"', ':')
-}
-
-func (o *object) str(k, v string) { o.key(k); o.b = AppendString(o.b, v) }
-func (o *object) optStr(k, v string) {
-	if v != "" {
-		o.str(k, v)
-	}
-}
-func (o *object) int(k string, v int64)     { o.key(k); o.b = AppendInt(o.b, v) }
-func (o *object) float(k string, v float64) { o.key(k); o.b = AppendFloat(o.b, v) }
-func (o *object) bool(k string, v bool)     { o.key(k); o.b = AppendBool(o.b, v) }
-func (o *object) raw(k string, v []byte, def string) {
-	o.key(k)
-	o.b = AppendRaw(o.b, v, def)
-}
-func (o *object) optRaw(k string, v []byte) {
-	if len(v) > 0 {
-		o.raw(k, v, "")
-	}
-}
-func (o *object) end() []byte { return append(o.b, '}') }
 
 // Encoder is anything that appends its JSON form.
 type Encoder interface {

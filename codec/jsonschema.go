@@ -27,6 +27,7 @@ func JSONSchema(deltas bool) []byte {
 			g.def(s)
 		}
 	}
+	g.def(d.toolCallRef)
 	root := obj{
 		{"$schema", "https://json-schema.org/draft/2020-12/schema"},
 		{"title", title},

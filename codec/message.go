@@ -1,6 +1,9 @@
 package codec
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"unsafe"
+)
 
 // Content is one content block of a message: *TextContent, *ThinkingContent,
 // *ImageContent or *ToolCall.
@@ -44,47 +47,47 @@ func (*ThinkingContent) ContentType() string { return "thinking" }
 func (*ImageContent) ContentType() string    { return "image" }
 func (*ToolCall) ContentType() string        { return "toolCall" }
 
-func (c *TextContent) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("type", "text")
-	o.str("text", c.Text)
-	o.optStr("textSignature", c.TextSignature)
-	return o.end()
-}
+var (
+	textPlan              = planFor[TextContent]()
+	thinkingPlan          = planFor[ThinkingContent]()
+	imagePlan             = planFor[ImageContent]()
+	toolCallPlan          = planFor[ToolCall]()
+	userPlan              = planFor[UserMessage]()
+	assistantPlan         = planFor[AssistantMessage]()
+	toolResultMessagePlan = planFor[ToolResultMessage]()
+	bashExecutionPlan     = planFor[BashExecutionMessage]()
+	customPlan            = planFor[CustomMessage]()
+	branchSummaryPlan     = planFor[BranchSummaryMessage]()
+	compactionSummaryPlan = planFor[CompactionSummaryMessage]()
+	usagePlan             = planFor[Usage]()
+)
 
+func (c *TextContent) AppendJSON(dst []byte) []byte { return textPlan.encode(dst, unsafe.Pointer(c)) }
 func (c *ThinkingContent) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("type", "thinking")
-	o.str("thinking", c.Thinking)
-	o.optStr("thinkingSignature", c.ThinkingSignature)
-	if c.Redacted {
-		o.bool("redacted", true)
-	}
-	return o.end()
+	return thinkingPlan.encode(dst, unsafe.Pointer(c))
 }
-
-func (c *ImageContent) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("type", "image")
-	o.str("data", c.Data)
-	o.str("mimeType", c.MimeType)
-	return o.end()
+func (c *ImageContent) AppendJSON(dst []byte) []byte { return imagePlan.encode(dst, unsafe.Pointer(c)) }
+func (c *ToolCall) AppendJSON(dst []byte) []byte     { return toolCallPlan.encode(dst, unsafe.Pointer(c)) }
+func (m *UserMessage) AppendJSON(dst []byte) []byte  { return userPlan.encode(dst, unsafe.Pointer(m)) }
+func (m *AssistantMessage) AppendJSON(dst []byte) []byte {
+	return assistantPlan.encode(dst, unsafe.Pointer(m))
 }
-
-func (c *ToolCall) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("type", "toolCall")
-	o.str("id", c.ID)
-	o.str("name", c.Name)
-	o.key("arguments")
-	if c.Arguments != nil {
-		o.b = append(o.b, c.Arguments...)
-	} else {
-		o.b = AppendPartialObject(o.b, UnsafeString(c.ArgsSoFar))
-	}
-	o.optStr("thoughtSignature", c.ThoughtSignature)
-	return o.end()
+func (m *ToolResultMessage) AppendJSON(dst []byte) []byte {
+	return toolResultMessagePlan.encode(dst, unsafe.Pointer(m))
 }
+func (m *BashExecutionMessage) AppendJSON(dst []byte) []byte {
+	return bashExecutionPlan.encode(dst, unsafe.Pointer(m))
+}
+func (m *CustomMessage) AppendJSON(dst []byte) []byte {
+	return customPlan.encode(dst, unsafe.Pointer(m))
+}
+func (m *BranchSummaryMessage) AppendJSON(dst []byte) []byte {
+	return branchSummaryPlan.encode(dst, unsafe.Pointer(m))
+}
+func (m *CompactionSummaryMessage) AppendJSON(dst []byte) []byte {
+	return compactionSummaryPlan.encode(dst, unsafe.Pointer(m))
+}
+func (u *Usage) AppendJSON(dst []byte) []byte { return usagePlan.encode(dst, unsafe.Pointer(u)) }
 
 // AppendContents appends a JSON array of content blocks.
 func AppendContents(dst []byte, cs []Content) []byte {
@@ -215,114 +218,6 @@ func (*BashExecutionMessage) Role() string     { return "bashExecution" }
 func (*CustomMessage) Role() string            { return "custom" }
 func (*BranchSummaryMessage) Role() string     { return "branchSummary" }
 func (*CompactionSummaryMessage) Role() string { return "compactionSummary" }
-
-func (m *UserMessage) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("role", "user")
-	o.key("content")
-	if m.Blocks != nil {
-		o.b = AppendContents(o.b, m.Blocks)
-	} else {
-		o.b = AppendString(o.b, m.Text)
-	}
-	o.int("timestamp", m.Timestamp)
-	return o.end()
-}
-
-func (u *Usage) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.int("input", u.Input)
-	o.int("output", u.Output)
-	o.int("cacheRead", u.CacheRead)
-	o.int("cacheWrite", u.CacheWrite)
-	o.int("totalTokens", u.TotalTokens)
-	o.key("cost")
-	c := beginObject(o.b)
-	c.float("input", u.Cost.Input)
-	c.float("output", u.Cost.Output)
-	c.float("cacheRead", u.Cost.CacheRead)
-	c.float("cacheWrite", u.Cost.CacheWrite)
-	c.float("total", u.Cost.Total)
-	o.b = c.end()
-	return o.end()
-}
-
-func (m *AssistantMessage) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("role", "assistant")
-	o.key("content")
-	o.b = AppendContents(o.b, m.Content)
-	o.str("api", m.API)
-	o.str("provider", m.Provider)
-	o.str("model", m.Model)
-	o.key("usage")
-	o.b = m.Usage.AppendJSON(o.b)
-	o.str("stopReason", m.StopReason)
-	o.optStr("errorMessage", m.ErrorMessage)
-	o.int("timestamp", m.Timestamp)
-	o.optStr("responseId", m.ResponseID)
-	return o.end()
-}
-
-func (m *ToolResultMessage) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("role", "toolResult")
-	o.str("toolCallId", m.ToolCallID)
-	o.str("toolName", m.ToolName)
-	o.key("content")
-	o.b = AppendContents(o.b, m.Content)
-	o.optRaw("details", m.Details)
-	o.bool("isError", m.IsError)
-	o.int("timestamp", m.Timestamp)
-	return o.end()
-}
-
-func (m *BashExecutionMessage) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("role", "bashExecution")
-	o.str("command", m.Command)
-	o.str("output", m.Output)
-	if m.ExitCode != nil {
-		o.int("exitCode", *m.ExitCode)
-	}
-	o.bool("cancelled", m.Cancelled)
-	o.bool("truncated", m.Truncated)
-	o.optStr("fullOutputPath", m.FullOutputPath)
-	if m.ExcludeFromContext != nil {
-		o.bool("excludeFromContext", *m.ExcludeFromContext)
-	}
-	o.int("timestamp", m.Timestamp)
-	return o.end()
-}
-
-func (m *CustomMessage) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("role", "custom")
-	o.str("customType", m.CustomType)
-	o.raw("content", m.Content, `""`)
-	o.bool("display", m.Display)
-	o.optRaw("details", m.Details)
-	o.int("timestamp", m.Timestamp)
-	return o.end()
-}
-
-func (m *BranchSummaryMessage) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("role", "branchSummary")
-	o.str("summary", m.Summary)
-	o.str("fromId", m.FromID)
-	o.int("timestamp", m.Timestamp)
-	return o.end()
-}
-
-func (m *CompactionSummaryMessage) AppendJSON(dst []byte) []byte {
-	o := beginObject(dst)
-	o.str("role", "compactionSummary")
-	o.str("summary", m.Summary)
-	o.int("tokensBefore", m.TokensBefore)
-	o.int("timestamp", m.Timestamp)
-	return o.end()
-}
 
 // AppendMessages appends a JSON array of messages.
 func AppendMessages[M Message](dst []byte, ms []M) []byte {
