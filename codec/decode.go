@@ -307,6 +307,25 @@ func decodeMessage(v gjson.Result) (Message, error) {
 	return m.(Message), err
 }
 
+// ParseEvent decodes one line of the stream, of any event type the description knows
+// (the header too).
+func ParseEvent(line []byte) (Event, error) {
+	v, err := decodeObject(line, "event")
+	if err != nil {
+		return nil, err
+	}
+	typ := lastMember(v, "type")
+	if typ.Type != gjson.String {
+		return nil, fmt.Errorf("codec: event: field \"type\": expected string, got %s", decodeTypeName(typ))
+	}
+	p := eventPlans[typ.Str]
+	if p == nil {
+		return nil, fmt.Errorf("codec: event: unknown type %q", typ.Str)
+	}
+	e, err := p.decodeNew(v)
+	return e.(Event), err
+}
+
 // ParseHeader decodes a session header line.
 func ParseHeader(line []byte) (*Header, error) {
 	if err := CheckObject(line); err != nil {

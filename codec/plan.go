@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -70,7 +71,7 @@ type hook struct {
 	encode func(dst []byte, obj unsafe.Pointer, mp *memberPlan) ([]byte, bool)
 	// decode reads the member's value x into the struct at obj; finish, when set, runs after
 	// every member was read (for a default).
-	decode func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer)
+	decode func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer, mp *memberPlan)
 	finish func(obj unsafe.Pointer)
 }
 
@@ -82,7 +83,7 @@ var hooks = map[string]*hook{
 			return AppendContents(dst, m.Blocks), true
 		}
 		return AppendString(dst, m.Text), true
-	}, decode: func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer) {
+	}, decode: func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer, _ *memberPlan) {
 		m := (*UserMessage)(obj)
 		if x.Type == gjson.String {
 			m.Text = x.Str
@@ -98,7 +99,7 @@ var hooks = map[string]*hook{
 			return append(dst, c.Arguments...), true
 		}
 		return AppendPartialObject(dst, UnsafeString(c.ArgsSoFar)), true
-	}, decode: func(_ *Fields, _ string, x gjson.Result, obj unsafe.Pointer) {
+	}, decode: func(_ *Fields, _ string, x gjson.Result, obj unsafe.Pointer, _ *memberPlan) {
 		(*ToolCall)(obj).Arguments = decodeCompact(x.Raw) // compacted: they may be re-encoded in a line
 	}, finish: func(obj unsafe.Pointer) {
 		if c := (*ToolCall)(obj); c.Arguments == nil {
@@ -113,6 +114,14 @@ var hooks = map[string]*hook{
 			return dst, false
 		}
 		return mp.nested.encode(dst, unsafe.Pointer(e.ToolCall)), true
+	}, decode: func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer, mp *memberPlan) {
+		if !x.IsObject() {
+			f.fail(key, "object", x)
+			return
+		}
+		call := &ToolCall{}
+		mp.nested.decode(f, x, unsafe.Pointer(call), key+".")
+		(*AssistantMessageEvent)(obj).ToolCall = call
 	}},
 }
 
@@ -360,11 +369,12 @@ func (p *plan) encode(dst []byte, obj unsafe.Pointer) []byte {
 // The decoders of the union variants, by discriminator value. They are made in init, not
 // by their declaration: the hooks decode content blocks, so a declaration would be an
 // initialisation cycle.
-var messagePlans, contentPlans map[string]*plan
+var messagePlans, contentPlans, eventPlans map[string]*plan
 
 func init() {
 	messagePlans = variantPlans(messageTable)
 	contentPlans = variantPlans(contentTable)
+	eventPlans = variantPlans(eventTable)
 }
 
 func variantPlans(table []variant) map[string]*plan {
@@ -394,16 +404,31 @@ func (p *plan) decode(f *Fields, v gjson.Result, obj unsafe.Pointer, prefix stri
 			*(*[]Content)(unsafe.Add(obj, mp.offset)) = []Content{}
 		}
 	}
+	var bit uint64 // of the discriminator's value, for the members it writes otherwise (alt)
+	if p.hasWhen {
+		tag := lastMember(v, p.shape.Union.Key).Str
+		for i, t := range p.tags {
+			if t == tag {
+				bit = 1 << i
+			}
+		}
+	}
+	decode := func(mp *memberPlan, key string, x gjson.Result) {
+		if mp.altWhen&bit != 0 {
+			mp = mp.alt
+		}
+		mp.decode(f, key, x, obj)
+	}
 	next := 0 // members mostly come in the order we write them: try the next one first
 	eachMember(v, func(k, x gjson.Result) bool {
 		if next < len(p.members) && p.members[next].m.Key == k.Str {
-			p.members[next].decode(f, prefix+k.Str, x, obj)
+			decode(&p.members[next], prefix+k.Str, x)
 			next++
 			return f.Err == nil
 		}
 		for i := range p.members {
 			if mp := &p.members[i]; mp.m.Key == k.Str {
-				mp.decode(f, prefix+k.Str, x, obj)
+				decode(mp, prefix+k.Str, x)
 				next = i + 1
 				break
 			}
@@ -438,7 +463,7 @@ func (mp *memberPlan) decode(f *Fields, key string, x gjson.Result, obj unsafe.P
 	case opContents:
 		*(*[]Content)(ptr) = f.Contents(key, x)
 	case opHook:
-		mp.hook.decode(f, key, x, obj)
+		mp.hook.decode(f, key, x, obj, mp)
 	case opStruct:
 		if x.Type == gjson.Null {
 			return
@@ -448,8 +473,97 @@ func (mp *memberPlan) decode(f *Fields, key string, x gjson.Result, obj unsafe.P
 			return
 		}
 		mp.nested.decode(f, x, ptr, key+".")
+	case opStrings:
+		if x.Type == gjson.Null {
+			return
+		}
+		if !x.IsArray() {
+			f.fail(key, "array", x)
+			return
+		}
+		ss := []string{}
+		x.ForEach(func(_, elem gjson.Result) bool {
+			ss = append(ss, f.Str(fmt.Sprintf("%s[%d]", key, len(ss)), elem))
+			return f.Err == nil
+		})
+		*(*[]string)(ptr) = ss
+	case opPointer:
+		if x.Type == gjson.Null {
+			return
+		}
+		*(*unsafe.Pointer)(ptr) = mp.nested.decodeMember(f, key, x)
+	case opPointers:
+		if x.Type == gjson.Null {
+			return
+		}
+		if !x.IsArray() {
+			f.fail(key, "array", x)
+			return
+		}
+		list := reflect.MakeSlice(reflect.SliceOf(reflect.PointerTo(mp.nested.shape.goType)), 0, 4)
+		x.ForEach(func(_, elem gjson.Result) bool {
+			p := mp.nested.decodeMember(f, fmt.Sprintf("%s[%d]", key, list.Len()), elem)
+			list = reflect.Append(list, reflect.NewAt(mp.nested.shape.goType, p))
+			return f.Err == nil
+		})
+		reflect.NewAt(list.Type(), ptr).Elem().Set(list)
+	case opMessage:
+		if x.Type == gjson.Null {
+			return
+		}
+		*(*Message)(ptr) = f.message(key, x)
+	case opMessages:
+		if x.Type == gjson.Null {
+			return
+		}
+		if !x.IsArray() {
+			f.fail(key, "array", x)
+			return
+		}
+		ms := []Message{}
+		x.ForEach(func(_, elem gjson.Result) bool {
+			ms = append(ms, f.message(fmt.Sprintf("%s[%d]", key, len(ms)), elem))
+			return f.Err == nil
+		})
+		*(*[]Message)(ptr) = ms
 	default:
-		// Members of events: only messages and blocks are decoded (sessions hold those).
-		f.fail(key, fmt.Sprintf("a member codec does not decode (op %d)", mp.op), x)
+		panic("codec: bad op")
 	}
+}
+
+// message decodes the member key, a message.
+func (f *Fields) message(key string, x gjson.Result) Message {
+	if !x.IsObject() {
+		f.fail(key, "object", x)
+		return nil
+	}
+	m, err := decodeMessage(x)
+	if err != nil && f.Err == nil {
+		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
+	}
+	return m
+}
+
+// decodeMember decodes the member key, an object of the plan's type, into a new value. A
+// variant of a union (a toolCall block, an assistant message) must have its discriminator.
+func (p *plan) decodeMember(f *Fields, key string, x gjson.Result) unsafe.Pointer {
+	if !x.IsObject() {
+		f.fail(key, "object", x)
+		return nil
+	}
+	s := p.shape
+	if s.Union == nil || s.Tag == "" {
+		obj := reflect.New(s.goType).UnsafePointer()
+		p.decode(f, x, obj, key+".")
+		return obj
+	}
+	if tag := lastMember(x, s.Union.Key); tag.Type != gjson.String || tag.Str != s.Tag {
+		f.fail(key+"."+s.Union.Key, strconv.Quote(s.Tag), tag)
+		return nil
+	}
+	v, err := p.decodeNew(x)
+	if err != nil && f.Err == nil {
+		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
+	}
+	return reflect.ValueOf(v).UnsafePointer()
 }
