@@ -269,16 +269,23 @@ func decodeContents(v gjson.Result) ([]Content, error) {
 }
 
 func decodeContent(v gjson.Result) (Content, error) {
-	typ := lastMember(v, "type")
-	if typ.Type != gjson.String {
-		return nil, fmt.Errorf("codec: content block: field \"type\": expected string, got %s", decodeTypeName(typ))
+	c, err := decodeVariant(v, "content block", "type", "type", contentPlans)
+	content, _ := c.(Content)
+	return content, err
+}
+
+// decodeVariant decodes v as the variant its discriminator key names; what and name name
+// the union and its discriminator in errors.
+func decodeVariant(v gjson.Result, what, key, name string, plans map[string]*plan) (any, error) {
+	tag := lastMember(v, key)
+	if tag.Type != gjson.String {
+		return nil, fmt.Errorf("codec: %s: field %q: expected string, got %s", what, key, decodeTypeName(tag))
 	}
-	p := contentPlans[typ.Str]
+	p := plans[tag.Str]
 	if p == nil {
-		return nil, fmt.Errorf("codec: content block: unknown type %q", typ.Str)
+		return nil, fmt.Errorf("codec: %s: unknown %s %q", what, name, tag.Str)
 	}
-	c, err := p.decodeNew(v)
-	return c.(Content), err
+	return p.decodeNew(v)
 }
 
 // decodeCompact copies an encoded value without insignificant whitespace.
@@ -295,16 +302,9 @@ func decodeCompact(raw string) json.RawMessage {
 }
 
 func decodeMessage(v gjson.Result) (Message, error) {
-	role := lastMember(v, "role")
-	if role.Type != gjson.String {
-		return nil, fmt.Errorf("codec: message: field \"role\": expected string, got %s", decodeTypeName(role))
-	}
-	p := messagePlans[role.Str]
-	if p == nil {
-		return nil, fmt.Errorf("codec: message: unknown role %q", role.Str)
-	}
-	m, err := p.decodeNew(v)
-	return m.(Message), err
+	m, err := decodeVariant(v, "message", "role", "role", messagePlans)
+	msg, _ := m.(Message)
+	return msg, err
 }
 
 // ParseEvent decodes one line of the stream, of any event type the description knows
@@ -314,16 +314,9 @@ func ParseEvent(line []byte) (Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	typ := lastMember(v, "type")
-	if typ.Type != gjson.String {
-		return nil, fmt.Errorf("codec: event: field \"type\": expected string, got %s", decodeTypeName(typ))
-	}
-	p := eventPlans[typ.Str]
-	if p == nil {
-		return nil, fmt.Errorf("codec: event: unknown type %q", typ.Str)
-	}
-	e, err := p.decodeNew(v)
-	return e.(Event), err
+	e, err := decodeVariant(v, "event", "type", "type", eventPlans)
+	event, _ := e.(Event)
+	return event, err
 }
 
 // ParseHeader decodes a session header line.

@@ -474,61 +474,53 @@ func (mp *memberPlan) decode(f *Fields, key string, x gjson.Result, obj unsafe.P
 		}
 		mp.nested.decode(f, x, ptr, key+".")
 	case opStrings:
-		if x.Type == gjson.Null {
-			return
-		}
-		if !x.IsArray() {
-			f.fail(key, "array", x)
-			return
-		}
 		ss := []string{}
-		x.ForEach(func(_, elem gjson.Result) bool {
-			ss = append(ss, f.Str(fmt.Sprintf("%s[%d]", key, len(ss)), elem))
-			return f.Err == nil
-		})
-		*(*[]string)(ptr) = ss
+		if f.eachElem(key, x, func(key string, elem gjson.Result) { ss = append(ss, f.Str(key, elem)) }) {
+			*(*[]string)(ptr) = ss
+		}
 	case opPointer:
-		if x.Type == gjson.Null {
-			return
+		if x.Type != gjson.Null {
+			*(*unsafe.Pointer)(ptr) = mp.nested.decodeMember(f, key, x)
 		}
-		*(*unsafe.Pointer)(ptr) = mp.nested.decodeMember(f, key, x)
 	case opPointers:
-		if x.Type == gjson.Null {
-			return
+		elem := mp.nested.shape.goType
+		list := reflect.MakeSlice(reflect.SliceOf(reflect.PointerTo(elem)), 0, 4)
+		if f.eachElem(key, x, func(key string, x gjson.Result) {
+			list = reflect.Append(list, reflect.NewAt(elem, mp.nested.decodeMember(f, key, x)))
+		}) {
+			reflect.NewAt(list.Type(), ptr).Elem().Set(list)
 		}
-		if !x.IsArray() {
-			f.fail(key, "array", x)
-			return
-		}
-		list := reflect.MakeSlice(reflect.SliceOf(reflect.PointerTo(mp.nested.shape.goType)), 0, 4)
-		x.ForEach(func(_, elem gjson.Result) bool {
-			p := mp.nested.decodeMember(f, fmt.Sprintf("%s[%d]", key, list.Len()), elem)
-			list = reflect.Append(list, reflect.NewAt(mp.nested.shape.goType, p))
-			return f.Err == nil
-		})
-		reflect.NewAt(list.Type(), ptr).Elem().Set(list)
 	case opMessage:
-		if x.Type == gjson.Null {
-			return
+		if x.Type != gjson.Null {
+			*(*Message)(ptr) = f.message(key, x)
 		}
-		*(*Message)(ptr) = f.message(key, x)
 	case opMessages:
-		if x.Type == gjson.Null {
-			return
-		}
-		if !x.IsArray() {
-			f.fail(key, "array", x)
-			return
-		}
 		ms := []Message{}
-		x.ForEach(func(_, elem gjson.Result) bool {
-			ms = append(ms, f.message(fmt.Sprintf("%s[%d]", key, len(ms)), elem))
-			return f.Err == nil
-		})
-		*(*[]Message)(ptr) = ms
+		if f.eachElem(key, x, func(key string, elem gjson.Result) { ms = append(ms, f.message(key, elem)) }) {
+			*(*[]Message)(ptr) = ms
+		}
 	default:
 		panic("codec: bad op")
 	}
+}
+
+// eachElem calls fn for the elements of the array x, the member key, with their names
+// ("key[2]"), until an error. It reports whether x was an array; null counts as absent.
+func (f *Fields) eachElem(key string, x gjson.Result, fn func(key string, elem gjson.Result)) bool {
+	if x.Type == gjson.Null {
+		return false
+	}
+	if !x.IsArray() {
+		f.fail(key, "array", x)
+		return false
+	}
+	i := 0
+	x.ForEach(func(_, elem gjson.Result) bool {
+		fn(fmt.Sprintf("%s[%d]", key, i), elem)
+		i++
+		return f.Err == nil
+	})
+	return true
 }
 
 // message decodes the member key, a message.
