@@ -22,6 +22,7 @@ import (
 //	                     delta form (required there unless form:"deltas,optional")
 //	blocks:"text,image"  the content block types a content member may hold
 //	default:"{}"         what a raw member writes when it is empty
+//	const:"3"            the value the member always holds (in this version of the stream)
 //	hook:"name"          an irregular member whose coding is written by hand (see hooks)
 //	doc:"…"              one line for the JSON Schema
 //
@@ -71,6 +72,7 @@ type ShapeMember struct {
 	Union   *Union
 	Allowed []string
 	Default string // raw JSON written when the (raw) member is empty
+	Const   string // raw JSON the member always holds (the header's version), "" if none
 	Hook    string // names the hand-written coding of an irregular member
 	Doc     string
 
@@ -327,6 +329,7 @@ func (d *description) shape(t reflect.Type) *Shape {
 			When:     splitTag(f.Tag.Get("when")),
 			Enum:     splitTag(f.Tag.Get("enum")),
 			Default:  f.Tag.Get("default"),
+			Const:    f.Tag.Get("const"),
 			Hook:     f.Tag.Get("hook"),
 			Doc:      f.Tag.Get("doc"),
 			goType:   f.Type,

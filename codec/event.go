@@ -33,7 +33,7 @@ const (
 
 // Header is the session header, the first line of the stream and of the session file.
 type Header struct {
-	Version       int64  `json:"version" kind:"number" doc:"format version of the stream, 3"`
+	Version       int64  `json:"version" kind:"number" const:"3" doc:"format version of the stream"`
 	ID            string `json:"id" doc:"session id"`
 	Timestamp     string `json:"timestamp" doc:"ISO-8601 UTC time the session was created"`
 	Cwd           string `json:"cwd" doc:"working directory of the session"`

@@ -148,6 +148,9 @@ func (g *schemaGen) member(m *ShapeMember) obj {
 	default:
 		o = obj{}
 	}
+	if m.Const != "" {
+		o = append(o, kv{"const", json.RawMessage(m.Const)})
+	}
 	if m.Doc != "" {
 		o = append(obj{{"description", m.Doc}}, o...)
 	}

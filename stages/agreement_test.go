@@ -247,8 +247,8 @@ type mutant struct {
 	how  string
 }
 
-// mutations of line: member m (at path prefix) removed when it is required, and replaced by
-// a value of another kind.
+// mutations of line: member m (at path prefix) removed when it is required, replaced by a
+// value of another kind, and by another value of its kind where it has a const.
 func mutations(line []byte, prefix string, m *codec.ShapeMember) []mutant {
 	path := prefix + m.Key
 	if !codec.Find(line, strings.TrimSuffix(prefix, ".")).Exists() && prefix != "" {
@@ -271,6 +271,11 @@ func mutations(line []byte, prefix string, m *codec.ShapeMember) []mutant {
 	if prefix != "" {
 		inner := codec.Find(line, strings.TrimSuffix(prefix, ".")).Raw(line)
 		present = codec.Find(inner, m.Key)
+	}
+	if m.Const != "" && present.Exists() {
+		if l, err := sjson.SetRawBytes(line, path, []byte(m.Const+"0")); err == nil {
+			out = append(out, mutant{l, path, "set to " + m.Const + "0"})
+		}
 	}
 	if wrong != "" && (present.Exists() || !m.MayBeAbsent()) {
 		if l, err := sjson.SetRawBytes(line, path, []byte(wrong)); err == nil {

@@ -405,6 +405,9 @@ func (v *Validator) checkFields(o *found) {
 			o.m[i] = codec.Member{}
 			continue
 		}
+		if fd.konst != "" && string(raw) != fd.konst {
+			v.reportAt(fd.key, fmt.Sprintf("is %s, expected %s", raw, fd.konst))
+		}
 		if fd.oneOf != nil {
 			if s := strView(o.obj, o.m[i]); !oneOf(s, fd.oneOf) {
 				v.reportAt(fd.key, fmt.Sprintf("is %q, expected one of %s", s, strings.Join(fd.oneOf, ", ")))
@@ -425,12 +428,7 @@ func (v *Validator) header(f *Frame) {
 	if v.line != 1 {
 		v.report("session header after line 1 (the header is the first line)")
 	}
-	e := v.event(f, headerShape)
-	if e.has("version") {
-		if raw := e.raw("version"); string(raw) != "3" {
-			v.reportAt("version", fmt.Sprintf("is %s, expected 3", raw))
-		}
-	}
+	v.event(f, headerShape) // its version is a const of the description
 }
 
 // messageArray checks arr, the member key of the current object, as a list of messages,

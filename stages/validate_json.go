@@ -122,6 +122,7 @@ type field struct {
 	want     want
 	optional bool
 	oneOf    []string // for strings: the values allowed
+	konst    string   // the encoded value it must have, "" for any
 }
 
 // shape is the fields of one kind of object, with their keys listed once for FindEach.
@@ -136,7 +137,7 @@ type shape struct {
 func shapeFrom(cs *codec.Shape) *shape {
 	s := &shape{}
 	for _, m := range cs.Members {
-		s.fields = append(s.fields, field{key: m.Key, want: wantOf(m.Kind), optional: m.MayBeAbsent(), oneOf: m.Enum})
+		s.fields = append(s.fields, field{key: m.Key, want: wantOf(m.Kind), optional: m.MayBeAbsent(), oneOf: m.Enum, konst: m.Const})
 		s.keys = append(s.keys, m.Key)
 	}
 	if len(s.fields) > maxShapeFields {
