@@ -76,8 +76,7 @@ type ShapeMember struct {
 	Hook    string // names the hand-written coding of an irregular member
 	Doc     string
 
-	goType reflect.Type
-	index  int // of the struct field
+	index int // of the struct field
 }
 
 // MayBeAbsent says whether an object of the member's shape may lack it in some line:
@@ -273,7 +272,7 @@ func (d *description) view(whole *Shape, v variant) *Shape {
 	for _, m := range whole.Members {
 		for _, o := range v.override {
 			if o.Key == m.Key {
-				o.index, o.goType = m.index, m.goType
+				o.index = m.index
 				if o.Hook == "toolCallRef" {
 					o.Shape = d.toolCallRef
 				}
@@ -332,7 +331,6 @@ func (d *description) shape(t reflect.Type) *Shape {
 			Const:    f.Tag.Get("const"),
 			Hook:     f.Tag.Get("hook"),
 			Doc:      f.Tag.Get("doc"),
-			goType:   f.Type,
 			index:    i,
 		}
 		switch form := f.Tag.Get("form"); form {
