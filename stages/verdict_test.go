@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +17,7 @@ var updateVerdictGolden = flag.Bool("update-verdict-golden", false, "rewrite tes
 
 func verdict(t testing.TB, in []byte, opts stages.VerdictOptions) (line []byte, s stages.VerdictSummary) {
 	t.Helper()
-	v := stages.NewVerdict(opts)
-	out := run(t, v, in)
+	v, out := consume(t, func(w io.Writer) *stages.Verdict { return stages.NewVerdict(w, opts) }, in)
 	return out, v.Summary()
 }
 
@@ -223,5 +223,5 @@ func TestVerdictSkipsInvalidLines(t *testing.T) {
 }
 
 func BenchmarkVerdict(b *testing.B) {
-	benchStage(b, func() stages.Stage { return stages.NewVerdict(stages.VerdictOptions{}) }, fLong)
+	benchRun(b, sinkFilter(func(w io.Writer) stages.Sink { return stages.NewVerdict(w, stages.VerdictOptions{}) }), fLong)
 }
