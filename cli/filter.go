@@ -13,8 +13,9 @@ import (
 	"github.com/basecontext/base-context/stages"
 )
 
-// FilterCmd is the group of stream filters. Each one is a stage of the agent's own output
-// chain, run here over lines read from files or stdin.
+// FilterCmd is the group of stream filters, run over lines read from files or stdin: each
+// one a stage (those of the agent's own output chain among them) or, for text and verdict,
+// a sink.
 type FilterCmd struct {
 	Deltas DeltasCmd `cmd:"" help:"Convert the full form of a stream to the delta form (what --json-deltas writes)."`
 	Expand ExpandCmd `cmd:"" help:"Convert the delta form of a stream back to the full form."`

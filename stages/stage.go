@@ -2,6 +2,20 @@
 // frames: a frame carries either a typed event (in process, from the agent) or an encoded
 // line (read from a file or pipe), and is encoded only when somebody needs its bytes. The
 // same stage code serves the `filter` subcommands and the agent's in-process output chain.
+//
+// A Stage has Push, called for each frame in stream order, and Flush, called once at the
+// end; both may emit frames to the next stage. Chain links stages; Run feeds them the lines
+// of files, NewOutput builds the agent's output chain.
+//
+// Frames are lent, never given: a frame, its line and its event are valid only until the
+// Push that received them returns. A reader pushes every line in one frame and one buffer,
+// and the agent goes on changing what its events point at. A stage that keeps a frame past
+// Push keeps the copy Frame.Hold returns; the package's tests run every stage and sink
+// behind stages that hold frames so and require the same output.
+//
+// A chain that makes something other than the stream ends in a Sink: Text (the answer as
+// plain text) and Verdict (how the run ended) consume frames and write what they make
+// themselves; RunSink feeds one the lines of files.
 package stages
 
 import (

@@ -199,7 +199,9 @@ type blockWriter struct {
 	any          bool  // something was written for this message
 	last         int64 // the block written last
 	lastThinking bool
-	scratch      []byte // what raw writes, reused: io.WriteString would allocate a copy of each delta for a writer without WriteString (the filters' LineWriter)
+	// scratch holds what raw writes, reused: io.WriteString would allocate a copy of every
+	// delta for a writer without WriteString, such as the filters' LineWriter.
+	scratch []byte
 }
 
 func (b *blockWriter) reset() { b.any, b.last, b.lastThinking = false, -1, false }

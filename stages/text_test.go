@@ -14,7 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-var updateTextGolden = flag.Bool("update-text-golden", false, "rewrite testdata/golden/text from the text stage's output")
+var updateTextGolden = flag.Bool("update-text-golden", false, "rewrite testdata/golden/text from the text sink's output")
 
 // text runs the text sink over in and returns what it wrote and, unless the run
 // completed, its verdict as "status: reason".

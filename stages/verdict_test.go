@@ -13,7 +13,7 @@ import (
 	"github.com/basecontext/base-context/stages"
 )
 
-var updateVerdictGolden = flag.Bool("update-verdict-golden", false, "rewrite testdata/golden/verdict from the verdict stage's output (review them!)")
+var updateVerdictGolden = flag.Bool("update-verdict-golden", false, "rewrite testdata/golden/verdict from the verdict sink's output (review them!)")
 
 func verdict(t testing.TB, in []byte, opts stages.VerdictOptions) (line []byte, s stages.VerdictSummary) {
 	t.Helper()
