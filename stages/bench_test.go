@@ -11,40 +11,42 @@ import (
 	"github.com/basecontext/base-context/stages"
 )
 
-// filters are the `filter` subcommands, their stage or sink made as the command line makes
-// it; run feeds data through it into a batch writer on w, as the command does.
-var filters = []struct {
+// filter is a `filter` subcommand's stage, or (text, verdict) its sink, made as the command
+// line makes it.
+type filter struct {
 	name string
-	run  func(tb testing.TB, data []byte, w io.Writer)
-}{
-	{"deltas", stageFilter(func(testing.TB) stages.Stage { return stages.NewDeltas() })},
-	{"expand", stageFilter(func(testing.TB) stages.Stage { return stages.NewExpand() })},
-	{"header", stageFilter(func(testing.TB) stages.Stage {
+	new  func(tb testing.TB) stages.Stage
+	sink func(w io.Writer) stages.Sink // nil for a stage
+}
+
+var filters = []filter{
+	{name: "deltas", new: func(testing.TB) stages.Stage { return stages.NewDeltas() }},
+	{name: "expand", new: func(testing.TB) stages.Stage { return stages.NewExpand() }},
+	{name: "header", new: func(testing.TB) stages.Stage {
 		return stages.NewHeader(stages.HeaderOptions{Stamp: true, Seq: true})
-	})},
-	{"select", stageFilter(func(testing.TB) stages.Stage {
+	}},
+	{name: "select", new: func(testing.TB) stages.Stage {
 		return stages.NewSelect(stages.SelectOptions{Types: []string{"message_update"}})
-	})},
-	{"text", sinkFilter(func(w io.Writer) stages.Sink { return stages.NewText(w, stages.TextOptions{}) })},
-	{"text-follow", sinkFilter(func(w io.Writer) stages.Sink {
+	}},
+	{name: "text", sink: func(w io.Writer) stages.Sink { return stages.NewText(w, stages.TextOptions{}) }},
+	{name: "text-follow", sink: func(w io.Writer) stages.Sink {
 		return stages.NewText(w, stages.TextOptions{Follow: true})
-	})},
-	{"verdict", sinkFilter(func(w io.Writer) stages.Sink { return stages.NewVerdict(w, stages.VerdictOptions{}) })},
-	{"validate", stageFilter(func(testing.TB) stages.Stage { return stages.NewValidator(stages.ValidateOptions{}) })},
-	{"redact", stageFilter(func(tb testing.TB) stages.Stage { return newRedact(tb, redact.Options{}) })},
+	}},
+	{name: "verdict", sink: func(w io.Writer) stages.Sink { return stages.NewVerdict(w, stages.VerdictOptions{}) }},
+	{name: "validate", new: func(testing.TB) stages.Stage { return stages.NewValidator(stages.ValidateOptions{}) }},
+	{name: "redact", new: func(tb testing.TB) stages.Stage { return newRedact(tb, redact.Options{}) }},
 }
 
-func stageFilter(newStage func(testing.TB) stages.Stage) func(testing.TB, []byte, io.Writer) {
-	return func(tb testing.TB, data []byte, w io.Writer) { runBytes(tb, newStage(tb), data, w) }
-}
-
-func sinkFilter(newSink func(io.Writer) stages.Sink) func(testing.TB, []byte, io.Writer) {
-	return func(tb testing.TB, data []byte, w io.Writer) {
-		out := codec.NewBatchWriter(w)
-		if _, err := stages.RunSink([]stages.Input{{Reader: bytes.NewReader(data)}}, out, newSink(out),
-			stages.RunOptions{}); err != nil {
-			tb.Fatal(err)
-		}
+// run feeds data through the filter into a batch writer on w, as the command does.
+func (f filter) run(tb testing.TB, data []byte, w io.Writer) {
+	if f.sink == nil {
+		runBytes(tb, f.new(tb), data, w)
+		return
+	}
+	out := codec.NewBatchWriter(w)
+	if _, err := stages.RunSink([]stages.Input{{Reader: bytes.NewReader(data)}}, out, f.sink(out),
+		stages.RunOptions{}); err != nil {
+		tb.Fatal(err)
 	}
 }
 
@@ -188,7 +190,7 @@ func BenchmarkFilters(b *testing.B) {
 }
 
 func benchStage(b *testing.B, newStage func() stages.Stage, input func(testing.TB) []byte) {
-	benchRun(b, stageFilter(func(testing.TB) stages.Stage { return newStage() }), input)
+	benchRun(b, filter{new: func(testing.TB) stages.Stage { return newStage() }}.run, input)
 }
 
 // benchRun measures run, a filter's stage or sink, over input.

@@ -223,5 +223,5 @@ func TestVerdictSkipsInvalidLines(t *testing.T) {
 }
 
 func BenchmarkVerdict(b *testing.B) {
-	benchRun(b, sinkFilter(func(w io.Writer) stages.Sink { return stages.NewVerdict(w, stages.VerdictOptions{}) }), fLong)
+	benchRun(b, filter{sink: func(w io.Writer) stages.Sink { return stages.NewVerdict(w, stages.VerdictOptions{}) }}.run, fLong)
 }
