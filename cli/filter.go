@@ -13,8 +13,9 @@ import (
 	"github.com/basecontext/base-context/stages"
 )
 
-// FilterCmd is the group of stream filters. Each one is a stage of the agent's own output
-// chain, run here over lines read from files or stdin.
+// FilterCmd is the group of stream filters, run over lines read from files or stdin: each
+// one a stage (those of the agent's own output chain among them) or, for text and verdict,
+// a sink.
 type FilterCmd struct {
 	Deltas DeltasCmd `cmd:"" help:"Convert the full form of a stream to the delta form (what --json-deltas writes)."`
 	Expand ExpandCmd `cmd:"" help:"Convert the delta form of a stream back to the full form."`
@@ -62,12 +63,21 @@ func (c *ExpandCmd) Run(streams *IO) error { return c.run(streams, stages.NewExp
 // run feeds the inputs through st. Invalid lines are reported as they are met and make the
 // filter exit 1 at the end, once everything else has been written.
 func (fio *FilterIO) run(streams *IO, st stages.Stage) error {
-	return fio.runTo(streams, func(io.Writer) stages.Stage { return st })
+	return fio.feed(streams, func(inputs []stages.Input, out *codec.LineWriter, opts stages.RunOptions) (stages.RunStats, error) {
+		return stages.Run(inputs, out, st, opts)
+	})
 }
 
-// runTo is run for a stage that writes to the output itself (plain text, summaries):
-// newStage gets the output the filter writes to.
-func (fio *FilterIO) runTo(streams *IO, newStage func(out io.Writer) stages.Stage) (err error) {
+// runInto is run for a filter that ends in a sink (plain text, a summary): newSink gets the
+// output the filter writes to.
+func (fio *FilterIO) runInto(streams *IO, newSink func(out io.Writer) stages.Sink) error {
+	return fio.feed(streams, func(inputs []stages.Input, out *codec.LineWriter, opts stages.RunOptions) (stages.RunStats, error) {
+		return stages.RunSink(inputs, out, newSink(out), opts)
+	})
+}
+
+// feed opens the inputs and the output and has run read the one and write the other.
+func (fio *FilterIO) feed(streams *IO, run func([]stages.Input, *codec.LineWriter, stages.RunOptions) (stages.RunStats, error)) (err error) {
 	inputs, closeInputs, err := fio.open(streams)
 	if err != nil {
 		return err
@@ -82,7 +92,7 @@ func (fio *FilterIO) runTo(streams *IO, newStage func(out io.Writer) stages.Stag
 
 	// One writer for lines and text alike, flushed by Run whenever it would wait for input.
 	lw := codec.NewBatchWriter(out)
-	stats, err := stages.Run(inputs, lw, newStage(lw), stages.RunOptions{
+	stats, err := run(inputs, lw, stages.RunOptions{
 		SkipInvalid: fio.SkipInvalid,
 		Report:      func(msg string) { fmt.Fprintln(streams.Err, msg) },
 	})

@@ -40,10 +40,10 @@ func (c *TextCmd) Run(streams *IO) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	var st *stages.Text
-	err := c.runTo(streams, func(out io.Writer) stages.Stage {
-		st = stages.NewText(out, stages.TextOptions{Follow: c.Follow, Thinking: c.Thinking, Verdict: c.options()})
-		return st
+	var text *stages.Text
+	err := c.runInto(streams, func(out io.Writer) stages.Sink {
+		text = stages.NewText(out, stages.TextOptions{Follow: c.Follow, Thinking: c.Thinking, Verdict: c.options()})
+		return text
 	})
-	return c.verdictStatus(err, st.Verdict, false)
+	return c.verdictStatus(err, text.Verdict, false)
 }

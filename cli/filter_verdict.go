@@ -113,8 +113,12 @@ func (c *VerdictCmd) Run(streams *IO) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	v := stages.NewVerdict(c.options())
-	return c.verdictStatus(c.run(streams, v), v.Summary, true)
+	var v *stages.Verdict
+	err := c.runInto(streams, func(out io.Writer) stages.Sink {
+		v = stages.NewVerdict(out, c.options())
+		return v
+	})
+	return c.verdictStatus(err, v.Summary, true)
 }
 
 // lastErrorLine returns the reason of the last "error: <reason>" line of the file at path,

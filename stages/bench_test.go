@@ -11,26 +11,43 @@ import (
 	"github.com/basecontext/base-context/stages"
 )
 
-// filters are the stages of the `filter` subcommands, made as the command line makes them.
-var filters = []struct {
+// filter is a `filter` subcommand's stage, or (text, verdict) its sink, made as the command
+// line makes it.
+type filter struct {
 	name string
 	new  func(tb testing.TB) stages.Stage
-}{
-	{"deltas", func(testing.TB) stages.Stage { return stages.NewDeltas() }},
-	{"expand", func(testing.TB) stages.Stage { return stages.NewExpand() }},
-	{"header", func(testing.TB) stages.Stage {
+	sink func(w io.Writer) stages.Sink // nil for a stage
+}
+
+var filters = []filter{
+	{name: "deltas", new: func(testing.TB) stages.Stage { return stages.NewDeltas() }},
+	{name: "expand", new: func(testing.TB) stages.Stage { return stages.NewExpand() }},
+	{name: "header", new: func(testing.TB) stages.Stage {
 		return stages.NewHeader(stages.HeaderOptions{Stamp: true, Seq: true})
 	}},
-	{"select", func(testing.TB) stages.Stage {
+	{name: "select", new: func(testing.TB) stages.Stage {
 		return stages.NewSelect(stages.SelectOptions{Types: []string{"message_update"}})
 	}},
-	{"text", func(testing.TB) stages.Stage { return stages.NewText(io.Discard, stages.TextOptions{}) }},
-	{"text-follow", func(testing.TB) stages.Stage {
-		return stages.NewText(io.Discard, stages.TextOptions{Follow: true})
+	{name: "text", sink: func(w io.Writer) stages.Sink { return stages.NewText(w, stages.TextOptions{}) }},
+	{name: "text-follow", sink: func(w io.Writer) stages.Sink {
+		return stages.NewText(w, stages.TextOptions{Follow: true})
 	}},
-	{"verdict", func(testing.TB) stages.Stage { return stages.NewVerdict(stages.VerdictOptions{}) }},
-	{"validate", func(testing.TB) stages.Stage { return stages.NewValidator(stages.ValidateOptions{}) }},
-	{"redact", func(tb testing.TB) stages.Stage { return newRedact(tb, redact.Options{}) }},
+	{name: "verdict", sink: func(w io.Writer) stages.Sink { return stages.NewVerdict(w, stages.VerdictOptions{}) }},
+	{name: "validate", new: func(testing.TB) stages.Stage { return stages.NewValidator(stages.ValidateOptions{}) }},
+	{name: "redact", new: func(tb testing.TB) stages.Stage { return newRedact(tb, redact.Options{}) }},
+}
+
+// run feeds data through the filter into a batch writer on w, as the command does.
+func (f filter) run(tb testing.TB, data []byte, w io.Writer) {
+	if f.sink == nil {
+		runBytes(tb, f.new(tb), data, w)
+		return
+	}
+	out := codec.NewBatchWriter(w)
+	if _, err := stages.RunSink([]stages.Input{{Reader: bytes.NewReader(data)}}, out, f.sink(out),
+		stages.RunOptions{}); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // runBytes feeds data through st into a batch writer on w, as a filter does.
@@ -87,11 +104,12 @@ func streamingOnly(tb testing.TB, form string, n int) []byte {
 }
 
 // allocsPerLine counts the allocations of a filter over make(1) and make(3) (a fresh stage
-// each time, so that both pay for the same setup) and returns those of the extra lines.
-func allocsPerLine(t *testing.T, newStage func(testing.TB) stages.Stage, make func(n int) []byte) (perLine float64, once, three float64) {
+// or sink each time, so that both pay for the same setup) and returns those of the extra
+// lines.
+func allocsPerLine(t *testing.T, run func(testing.TB, []byte, io.Writer), make func(n int) []byte) (perLine float64, once, three float64) {
 	one, more := make(1), make(3)
 	count := func(data []byte) float64 {
-		return testing.AllocsPerRun(1, func() { runBytes(t, newStage(t), data, io.Discard) })
+		return testing.AllocsPerRun(1, func() { run(t, data, io.Discard) })
 	}
 	once, three = count(one), count(more)
 	extra := bytes.Count(more, []byte("\n")) - bytes.Count(one, []byte("\n"))
@@ -106,7 +124,7 @@ func TestFiltersAllocateNothingPerUpdate(t *testing.T) {
 	for _, form := range []string{"full", "delta"} {
 		for _, f := range filters {
 			t.Run(form+"/"+f.name, func(t *testing.T) {
-				perLine, once, three := allocsPerLine(t, f.new, func(n int) []byte { return streamingOnly(t, form, n) })
+				perLine, once, three := allocsPerLine(t, f.run, func(n int) []byte { return streamingOnly(t, form, n) })
 				t.Logf("%.0f allocations with the deltas once, %.0f with them three times: %.4f per line", once, three, perLine)
 				if perLine >= 0.005 {
 					t.Errorf("%.4f allocations per line", perLine)
@@ -126,7 +144,7 @@ func TestFiltersAllocateNothingPerLine(t *testing.T) {
 	for _, form := range []string{"full", "delta"} {
 		for _, f := range filters {
 			t.Run(form+"/"+f.name, func(t *testing.T) {
-				perLine, once, three := allocsPerLine(t, f.new, func(n int) []byte { return repeated(t, form, n) })
+				perLine, once, three := allocsPerLine(t, f.run, func(n int) []byte { return repeated(t, form, n) })
 				t.Logf("%.0f allocations for the run once, %.0f for it three times: %.4f per line", once, three, perLine)
 				if perLine >= 0.02 {
 					t.Errorf("%.0f allocations for the run once, %.0f for it three times: %.4f per line",
@@ -154,7 +172,7 @@ func benchFilter(b *testing.B, filter string, form string) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for range b.N {
-			runBytes(b, f.new(b), data, io.Discard)
+			f.run(b, data, io.Discard)
 		}
 		b.StopTimer()
 		b.ReportMetric(float64(lines), "lines/op")
@@ -172,12 +190,17 @@ func BenchmarkFilters(b *testing.B) {
 }
 
 func benchStage(b *testing.B, newStage func() stages.Stage, input func(testing.TB) []byte) {
+	benchRun(b, filter{new: func(testing.TB) stages.Stage { return newStage() }}.run, input)
+}
+
+// benchRun measures run, a filter's stage or sink, over input.
+func benchRun(b *testing.B, run func(testing.TB, []byte, io.Writer), input func(testing.TB) []byte) {
 	data := input(b)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		runBytes(b, newStage(), data, io.Discard)
+		run(b, data, io.Discard)
 	}
 }
 

@@ -77,6 +77,19 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 	return stats, out.Flush()
 }
 
+// RunSink is Run for a chain that ends in a sink: the lines of the inputs go to sink, and out,
+// the writer the sink writes to, is flushed as Run flushes its output.
+func RunSink(inputs []Input, out *codec.LineWriter, sink Sink, opts RunOptions) (RunStats, error) {
+	return Run(inputs, out, sinkEnd{sink}, opts)
+}
+
+// sinkEnd lets Run feed a sink where it feeds a stage: it emits nothing, so the output holds
+// only what the sink writes itself.
+type sinkEnd struct{ sink Sink }
+
+func (s sinkEnd) Push(f *Frame, _ Emit) error { return s.sink.Consume(f) }
+func (s sinkEnd) Flush(Emit) error            { return s.sink.Close() }
+
 func displayName(name string) string {
 	if name == "" || name == "-" {
 		return "<stdin>"

@@ -2,6 +2,20 @@
 // frames: a frame carries either a typed event (in process, from the agent) or an encoded
 // line (read from a file or pipe), and is encoded only when somebody needs its bytes. The
 // same stage code serves the `filter` subcommands and the agent's in-process output chain.
+//
+// A Stage has Push, called for each frame in stream order, and Flush, called once at the
+// end; both may emit frames to the next stage. Chain links stages; Run feeds them the lines
+// of files, NewOutput builds the agent's output chain.
+//
+// Frames are lent, never given: a frame, its line and its event are valid only until the
+// Push that received them returns. A reader pushes every line in one frame and one buffer,
+// and the agent goes on changing what its events point at. A stage that keeps a frame past
+// Push keeps the copy Frame.Hold returns; the package's tests run every stage and sink
+// behind stages that hold frames so and require the same output.
+//
+// A chain that makes something other than the stream ends in a Sink: Text (the answer as
+// plain text) and Verdict (how the run ended) consume frames and write what they make
+// themselves; RunSink feeds one the lines of files.
 package stages
 
 import (
@@ -41,14 +55,23 @@ func (f *Frame) reuse(line []byte, lineNo int) *Frame {
 	return f
 }
 
-// Line returns the frame's encoded line, encoding a typed event on first use. A stage that
-// keeps a frame past Push must call Line (or copy what it needs) before Push returns, since
-// a typed event may point at state its producer goes on changing.
+// Line returns the frame's encoded line, encoding a typed event on first use. Like the frame,
+// the line is lent: it is valid until Push returns (see Hold).
 func (f *Frame) Line() []byte {
 	if f.line == nil && f.Event != nil {
 		f.line = f.Event.AppendJSON(make([]byte, 0, 256))
 	}
 	return f.line
+}
+
+// Hold returns a copy of f that stays valid after Push returns: what a stage keeps when it
+// keeps a frame (to emit it later, or to look back at it). The copy owns its line, and is a
+// line frame: a typed event is encoded, since its producer may go on changing what it points
+// at, and a line read from input is copied, since the reader reuses its buffer and its frame.
+func (f *Frame) Hold() *Frame {
+	line := f.Line()
+	return &Frame{LineNo: f.LineNo, line: append(make([]byte, 0, len(line)), line...),
+		typ: f.typ, checked: f.checked, err: f.err}
 }
 
 // WriteLine writes the frame as one line to w: its line as it is, or its event encoded
@@ -173,10 +196,25 @@ func (f *Frame) members(keys []string, found []codec.Member) {
 type Emit func(*Frame) error
 
 // Stage is one streaming transform. Push receives frames in stream order and emits zero or
-// more frames; Flush is called once at the end of the stream.
+// more frames; Flush is called once at the end of the stream, and may emit more.
+//
+// A frame is lent to Push: the frame, its line and its event are valid only until Push
+// returns (a reader pushes every line in the same frame, and the agent goes on changing what
+// its events point at). During Push a stage may edit the frame (Edited) and emit it. A stage
+// that keeps a frame past Push keeps f.Hold(), never f or f.Event. The frames a stage emits
+// are lent to the next stage in the same way.
 type Stage interface {
 	Push(f *Frame, emit Emit) error
 	Flush(emit Emit) error
+}
+
+// Sink is where a chain ends when what it makes is not the stream but something else: plain
+// text (Text), a verdict (Verdict). Consume receives frames in stream order, lent as to a
+// stage's Push; Close is called once at the end of the stream. A sink emits no frames: it
+// writes what it makes to the writer it was made with, and keeps what its caller may ask for.
+type Sink interface {
+	Consume(f *Frame) error
+	Close() error
 }
 
 // Chain composes stages: each stage's output is the next one's input.

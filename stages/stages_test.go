@@ -29,6 +29,20 @@ func run(t testing.TB, st stages.Stage, input []byte) []byte {
 	return out.Bytes()
 }
 
+// consume feeds input into a sink as the filter subcommands do, the sink writing to their
+// output, and returns the sink and what it wrote.
+func consume[S stages.Sink](t testing.TB, newSink func(io.Writer) S, input []byte) (S, []byte) {
+	t.Helper()
+	var out bytes.Buffer
+	w := codec.NewLineWriter(&out)
+	sink := newSink(w)
+	if _, err := stages.RunSink([]stages.Input{{Name: "test", Reader: bytes.NewReader(input)}}, w, sink,
+		stages.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return sink, out.Bytes()
+}
+
 func deltas(t testing.TB, in []byte) []byte { return run(t, stages.NewDeltas(), in) }
 func expand(t testing.TB, in []byte) []byte { return run(t, stages.NewExpand(), in) }
 

@@ -6,7 +6,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 )
 
-// TextOptions configures the text stage.
+// TextOptions configures the text sink.
 type TextOptions struct {
 	// Follow writes every assistant message's text as its deltas arrive, instead of the
 	// final answer once the stream has ended.
@@ -27,28 +27,28 @@ type TextOptions struct {
 // thinking block from the block before and after it. Both forms of the stream give the same
 // output: deltas are read from the nested update, and a block whose deltas are missing (some
 // providers send none) or fall short is completed from its end event or the final message.
-// The stage emits no frames.
+// It is a sink: `filter text` ends in it.
 type Text struct {
 	opts    TextOptions
 	out     blockWriter
 	verdict *Verdict       // decides whether the run completed, as `filter verdict` does
-	summary VerdictSummary // its decision, made by Flush
+	summary VerdictSummary // its decision, made by Close
 
 	final   *codec.AssistantMessage // of the last assistant message_end
 	written []int                   // per contentIndex, bytes of the streaming message written
 }
 
-// NewText returns the text stage, writing to w.
+// NewText returns the text sink, writing to w.
 func NewText(w io.Writer, opts TextOptions) *Text {
-	return &Text{opts: opts, out: blockWriter{w: w}, verdict: NewVerdict(opts.Verdict)}
+	return &Text{opts: opts, out: blockWriter{w: w}, verdict: NewVerdict(io.Discard, opts.Verdict)}
 }
 
-// Verdict is how the recorded run ended (valid after Flush): the final answer is written
+// Verdict is how the recorded run ended (valid after Close): the final answer is written
 // only when its Status is VerdictCompleted, and a text command exits as the run would have.
 func (t *Text) Verdict() VerdictSummary { return t.summary }
 
-func (t *Text) Push(f *Frame, emit Emit) error {
-	if err := t.verdict.Push(f, nil); err != nil {
+func (t *Text) Consume(f *Frame) error {
+	if err := t.verdict.Consume(f); err != nil {
 		return err
 	}
 	switch f.Type() {
@@ -66,9 +66,12 @@ func (t *Text) Push(f *Frame, emit Emit) error {
 	return nil
 }
 
-// Flush writes the final answer of a completed run (without Follow), or ends the line of a
+// Close writes the final answer of a completed run (without Follow), or ends the line of a
 // message cut short (with Follow).
-func (t *Text) Flush(Emit) error {
+func (t *Text) Close() error {
+	if err := t.verdict.Close(); err != nil {
+		return err
+	}
 	t.summary = t.verdict.Summary()
 	if t.opts.Follow {
 		return t.closeMessage()
@@ -196,6 +199,9 @@ type blockWriter struct {
 	any          bool  // something was written for this message
 	last         int64 // the block written last
 	lastThinking bool
+	// scratch holds what raw writes, reused: io.WriteString would allocate a copy of every
+	// delta for a writer without WriteString, such as the filters' LineWriter.
+	scratch []byte
 }
 
 func (b *blockWriter) reset() { b.any, b.last, b.lastThinking = false, -1, false }
@@ -211,6 +217,7 @@ func (b *blockWriter) block(i int64, thinking bool, s string) error {
 }
 
 func (b *blockWriter) raw(s string) error {
-	_, err := io.WriteString(b.w, s)
+	b.scratch = append(b.scratch[:0], s...)
+	_, err := b.w.Write(b.scratch)
 	return err
 }

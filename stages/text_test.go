@@ -3,6 +3,7 @@ package stages_test
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,18 +14,14 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-var updateTextGolden = flag.Bool("update-text-golden", false, "rewrite testdata/golden/text from the text stage's output")
+var updateTextGolden = flag.Bool("update-text-golden", false, "rewrite testdata/golden/text from the text sink's output")
 
-// text runs the text stage over in and returns what it wrote and, unless the run
+// text runs the text sink over in and returns what it wrote and, unless the run
 // completed, its verdict as "status: reason".
 func text(t testing.TB, in []byte, opts stages.TextOptions) (string, string) {
 	t.Helper()
-	var out bytes.Buffer
-	st := stages.NewText(&out, opts)
-	if emitted := run(t, st, in); len(emitted) > 0 {
-		t.Fatalf("the text stage emitted lines: %.200s", emitted)
-	}
-	return out.String(), failure(st)
+	st, out := consume(t, func(w io.Writer) *stages.Text { return stages.NewText(w, opts) }, in)
+	return string(out), failure(st)
 }
 
 func failure(st *stages.Text) string {
@@ -156,7 +153,7 @@ func TestTextFollowWritesAsDeltasArrive(t *testing.T) {
 		if err := f.Check(); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Push(f, func(*stages.Frame) error { t.Fatal("emitted a frame"); return nil }); err != nil {
+		if err := st.Consume(f); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -192,7 +189,7 @@ func TestTextFollowWritesAsDeltasArrive(t *testing.T) {
 	push(`{"type":"message_end","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":{}}],"stopReason":"toolUse"}}`)
 	expect("Hmm\n\nHel\n\n.\n\nlo é\"\n Bye.\n")
 	push(`{"type":"agent_end","messages":[]}`)
-	if err := st.Flush(nil); err != nil {
+	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
 	expect("Hmm\n\nHel\n\n.\n\nlo é\"\n Bye.\n")
@@ -226,11 +223,11 @@ func TestTextOfTypedEvents(t *testing.T) {
 	st := stages.NewText(&out, stages.TextOptions{})
 	m := &codec.AssistantMessage{Content: []codec.Content{&codec.TextContent{Text: "typed"}}, StopReason: codec.StopReasonStop}
 	for _, e := range []codec.Event{&codec.AgentStart{}, &codec.MessageEnd{Message: m}, &codec.AgentEnd{}} {
-		if err := st.Push(stages.EventFrame(e), nil); err != nil {
+		if err := st.Consume(stages.EventFrame(e)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := st.Flush(nil); err != nil {
+	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "typed\n" || failure(st) != "" {

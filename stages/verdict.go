@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"io"
 	"strconv"
 	"strings"
 
@@ -31,10 +32,12 @@ type VerdictOptions struct {
 }
 
 // Verdict reads a recorded stream, in either form, and decides how its run ended: the
-// status its process should have exited with and a summary of what it did. It consumes
-// the stream and emits one line at the end, the summary (Summary gives it as a value).
+// status its process should have exited with and a summary of what it did. It is a sink:
+// `filter verdict` ends in it, and Text asks it whether to write the answer. At the end of
+// the stream it writes the summary as one JSON line (Summary gives it as a value).
 type Verdict struct {
 	opts      VerdictOptions
+	w         io.Writer // where Close writes the summary line
 	lines     int
 	sessionID string
 
@@ -68,7 +71,7 @@ type Verdict struct {
 	queued int64
 	usage  usageTotals
 
-	final *VerdictSummary // decided by Flush
+	final *VerdictSummary // decided by Close
 }
 
 type runFailure struct{ stopReason, errorMessage string }
@@ -83,9 +86,9 @@ type usageTotals struct {
 	cost                                              [5]float64 // input, output, cacheRead, cacheWrite, total
 }
 
-// NewVerdict returns the verdict stage.
-func NewVerdict(opts VerdictOptions) *Verdict {
-	return &Verdict{opts: opts, openTools: map[string]bool{}}
+// NewVerdict returns the verdict sink, writing its summary line to w.
+func NewVerdict(w io.Writer, opts VerdictOptions) *Verdict {
+	return &Verdict{opts: opts, w: w, openTools: map[string]bool{}}
 }
 
 var (
@@ -99,7 +102,7 @@ var (
 	costKeys           = []string{"input", "output", "cacheRead", "cacheWrite", "total"}
 )
 
-func (v *Verdict) Push(f *Frame, _ Emit) error {
+func (v *Verdict) Consume(f *Frame) error {
 	v.lines++
 	switch f.Type() {
 	case codec.TypeSession:
@@ -152,11 +155,12 @@ func (v *Verdict) Push(f *Frame, _ Emit) error {
 	return nil
 }
 
-// Flush decides the verdict and emits the summary line.
-func (v *Verdict) Flush(emit Emit) error {
+// Close decides the verdict and writes the summary line.
+func (v *Verdict) Close() error {
 	s := v.Summary()
 	v.final = &s
-	return emit(LineFrame(s.AppendJSON(make([]byte, 0, 512)), 0))
+	_, err := v.w.Write(append(s.AppendJSON(make([]byte, 0, 512)), '\n'))
+	return err
 }
 
 // settle records the last run's failure as unrecovered: no retry followed it.
@@ -302,7 +306,7 @@ func refusal(result []byte) bool {
 	return strings.HasPrefix(codec.Find(first, "text").Str(first), codec.PermissionDeniedPrefix)
 }
 
-// Summary returns the verdict: the one Flush decided, or else one on what has been pushed
+// Summary returns the verdict: the one Close decided, or else one on what has been pushed
 // so far.
 func (v *Verdict) Summary() VerdictSummary {
 	if v.final != nil {

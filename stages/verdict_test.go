@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,12 +13,11 @@ import (
 	"github.com/basecontext/base-context/stages"
 )
 
-var updateVerdictGolden = flag.Bool("update-verdict-golden", false, "rewrite testdata/golden/verdict from the verdict stage's output (review them!)")
+var updateVerdictGolden = flag.Bool("update-verdict-golden", false, "rewrite testdata/golden/verdict from the verdict sink's output (review them!)")
 
 func verdict(t testing.TB, in []byte, opts stages.VerdictOptions) (line []byte, s stages.VerdictSummary) {
 	t.Helper()
-	v := stages.NewVerdict(opts)
-	out := run(t, v, in)
+	v, out := consume(t, func(w io.Writer) *stages.Verdict { return stages.NewVerdict(w, opts) }, in)
 	return out, v.Summary()
 }
 
@@ -223,5 +223,5 @@ func TestVerdictSkipsInvalidLines(t *testing.T) {
 }
 
 func BenchmarkVerdict(b *testing.B) {
-	benchStage(b, func() stages.Stage { return stages.NewVerdict(stages.VerdictOptions{}) }, fLong)
+	benchRun(b, filter{sink: func(w io.Writer) stages.Sink { return stages.NewVerdict(w, stages.VerdictOptions{}) }}.run, fLong)
 }
