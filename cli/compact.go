@@ -52,8 +52,7 @@ func (c *CompactCmd) Run(streams *IO) error {
 		return err
 	}
 
-	ctx, stop, signalled := interruptContext()
-	defer stop()
+	ctx := streams.signals.context()
 	out := codec.NewLineWriter(streams.Out)
 	ag := agent.New(agent.Config{
 		Provider: prov, Model: model, Store: f,
@@ -62,8 +61,8 @@ func (c *CompactCmd) Run(streams *IO) error {
 		HistoryEntryIDs: l.ContextEntryIDs(),
 	}, l.Context())
 	err = ag.Compact(ctx, c.Instructions)
-	if code, msg, ok := signalExit(signalled()); ok {
-		return Fail(code, msg)
+	if err := streams.signals.err(); err != nil {
+		return err
 	}
 	if err != nil {
 		return Fail(ExitFailure, "compaction failed: "+err.Error())

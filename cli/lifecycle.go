@@ -182,15 +182,12 @@ func (c *AttachCmd) Run(streams *IO) error {
 		}
 		return Fail(ExitUsage, err.Error())
 	}
-	ctx, stop, signalled := interruptContext()
-	defer stop()
+	ctx := streams.signals.context()
 	err = (&follower{reg: reg, id: id, out: streams.Out}).run(ctx, c.FromNow)
 	if ctx.Err() != nil {
 		// Detaching: the run goes on.
-		if code, _, ok := signalExit(signalled()); ok {
-			return Fail(code, "")
-		}
-		return Fail(ExitInterrupted, "")
+		code, _, _ := streams.signals.exit()
+		return Fail(code, "")
 	}
 	return err
 }

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -89,36 +87,10 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 		}
 		return c.detach(streams)
 	}
-	ctx, stop, signalled := interruptContext()
-	defer stop()
-	return c.run(ctx, streams, signalled)
+	return c.run(streams.signals.context(), streams)
 }
 
-// interruptContext is cancelled by SIGHUP, SIGINT or SIGTERM; signalled tells which arrived.
-func interruptContext() (context.Context, func(), func() os.Signal) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, stopSignals()...)
-	var mu sync.Mutex
-	var got os.Signal
-	go func() {
-		for s := range ch {
-			mu.Lock()
-			if got == nil {
-				got = s
-			}
-			mu.Unlock()
-			cancel()
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }, func() os.Signal {
-		mu.Lock()
-		defer mu.Unlock()
-		return got
-	}
-}
-
-func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signal) (err error) {
+func (c *RunCmd) run(ctx context.Context, streams *IO) (err error) {
 	defer func() { err = c.redactError(streams, err) }() // the error: line (run_redact.go)
 	plan, err := c.plan(streams)
 	if err != nil {
@@ -209,8 +181,8 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if sess.StoppedByRequest() && outcome.Failed() {
 		return Fail(ExitFailure, "stopped by request")
 	}
-	if code, msg, ok := signalExit(signalled()); ok {
-		return Fail(code, msg)
+	if err := streams.signals.err(); err != nil {
+		return err
 	}
 	if err := c.LongRunFlags.exit(outcome); err != nil {
 		return err // gates (4), compaction (1), limits (3)

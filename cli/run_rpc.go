@@ -32,8 +32,7 @@ func (c *RunCmd) validateRPC() error {
 // exit 2 before any line is written; the end of stdin lets the current run finish (exit 0);
 // SIGINT and SIGTERM abort it (130, 143); `stop` aborts it and exits 1.
 func (c *RunCmd) runRPC(streams *IO) error {
-	ctx, stop, signalled := interruptContext()
-	defer stop()
+	ctx := streams.signals.context()
 	plan, err := c.plan(streams)
 	if err != nil {
 		return err
@@ -57,7 +56,7 @@ func (c *RunCmd) runRPC(streams *IO) error {
 	if errors.As(err, &startup) {
 		return err // the session could not be opened: exit 2 before any line
 	}
-	code, msg, bySignal := signalExit(signalled())
+	code, msg, bySignal := streams.signals.exit()
 	switch {
 	case errors.Is(err, rpc.ErrStopped):
 		err = Fail(ExitFailure, "stopped by request")

@@ -478,9 +478,7 @@ func (c *RunCmd) detachedRun(streams *IO, id string) error {
 	c.Mode = "json" // the events file holds the JSON stream, whatever the foreground printed
 	out := *streams
 	out.Out = r
-	ctx, stop, signalled := interruptContext()
-	defer stop()
-	err := c.run(ctx, &out, signalled)
+	err := c.run(streams.signals.context(), &out)
 	if r.events != nil {
 		r.events.Close()
 	}
