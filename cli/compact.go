@@ -8,6 +8,7 @@ import (
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/control"
 )
 
 // CompactCmd is `base-context compact <id> [instructions]`: a manual compaction of a saved
@@ -28,9 +29,9 @@ func (c *CompactCmd) Run(streams *IO) error {
 		return Fail(ExitUsage, "--keep must not be negative")
 	}
 	dir := c.dir(streams)
-	path, err := session.Find(dir, c.ID)
+	path, err := control.FindSaved(dir, c.ID)
 	if err != nil {
-		return findError(err, dir)
+		return Wrap(ExitUsage, err)
 	}
 	f, l, err := session.Resume(path)
 	if err != nil {
@@ -47,7 +48,7 @@ func (c *CompactCmd) Run(streams *IO) error {
 	if l.ModelID != "" {
 		saved = or(l.Provider, provider.APIScript) + "/" + l.ModelID
 	}
-	model, prov, err := c.ModelFlags.resolve(streams, saved)
+	model, prov, err := c.ModelFlags.resolve(streams, newModelsFile(streams), saved)
 	if err != nil {
 		return err
 	}
