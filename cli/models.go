@@ -130,9 +130,9 @@ type ModelsCmd struct {
 
 // Run lists the models of the catalog and of models.json, with whether a key is there.
 func (c *ModelsCmd) Run(streams *IO) error {
-	reg, err := provider.LoadRegistry(modelsPath(streams), streams.Getenv)
+	reg, err := newModelsFile(streams).registry()
 	if err != nil {
-		return Fail(ExitUsage, "cannot read the models file: "+err.Error())
+		return err
 	}
 	ready := map[string]bool{}
 	for _, p := range reg.Providers {
