@@ -131,7 +131,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	out := codec.NewBatchWriter(streams.Out)
 	st := stages.Chain() // text mode writes no events
 	if c.Mode == "json" {
-		st = stages.NewOutput(stages.OutputOptions{Header: *header, Redact: p.redaction.stage(), Deltas: c.JSONDeltas})
+		st = c.outputChain(p, *header)
 	}
 	write := func(f *stages.Frame) error { return f.WriteLine(out) }
 	status := c.StatusFlags.statusLine(streams, c.Mode, p.model.Provider+"/"+p.model.ID)

@@ -6,7 +6,9 @@ import (
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/stages"
 )
 
 // runPlan is what a run's flags resolve to, once, before anything is written: where the run
@@ -85,4 +87,10 @@ func (c *RunCmd) agentConfig(streams *IO, p *runPlan, id string, base agent.Conf
 	cfg := c.LongRunFlags.apply(base, p.cwd)
 	cfg.Gates.Tools = toolOpts
 	return cfg
+}
+
+// outputChain is the output chain of --mode json for the session of header h: the header,
+// redaction, the delta form.
+func (c *RunCmd) outputChain(p *runPlan, h codec.Header) stages.Stage {
+	return stages.NewOutput(stages.OutputOptions{Header: h, Redact: p.redaction.stage(), Deltas: c.JSONDeltas})
 }

@@ -230,7 +230,7 @@ func (h *rpcHost) NewAgent(s *rpc.Session, emit func(codec.Event) error) *agent.
 
 // Chain is the output chain of --mode json: the header, redaction, the delta form.
 func (h *rpcHost) Chain(hd codec.Header) stages.Stage {
-	return stages.NewOutput(stages.OutputOptions{Header: hd, Redact: h.plan.redaction.stage(), Deltas: h.c.JSONDeltas})
+	return h.c.outputChain(h.plan, hd)
 }
 
 // Models are the models whose provider has a key, and the scripted model in use.
