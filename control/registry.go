@@ -1,6 +1,7 @@
 // Package control is the machinery of running sessions: the session a run writes (Choose,
 // Load, Open), the run registry and the control channel (Run), detached runs (Resident) and
-// attach (Follow). It knows nothing of flags or exit statuses: the command line wires it.
+// attach (Follow). It decides no exit status: the command line wires it and gives its
+// errors their statuses.
 //
 // Each run registers itself as <dir>/<id> (dir is <home>/run): a small JSON file naming its
 // process, its working directory, its lifetime and a unix socket on which it takes
