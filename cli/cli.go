@@ -29,6 +29,8 @@ type IO struct {
 	// StderrIsTerminal reports whether Err is an interactive terminal (text mode then
 	// shows a status line there).
 	StderrIsTerminal bool
+
+	signals *signalWatch // set by Run: the stop signals, for the commands that ask
 }
 
 // CLI is the whole command line.
@@ -106,6 +108,8 @@ func Run(args []string, streams IO) (code int) {
 	if streams.Getenv == nil {
 		streams.Getenv = func(string) string { return "" }
 	}
+	streams.signals = &signalWatch{}
+	defer streams.signals.stop()
 	var c CLI
 	parser, err := NewParser(&c, streams)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/control"
 )
 
 // CompactCmd is `base-context compact <id> [instructions]`: a manual compaction of a saved
@@ -28,9 +29,9 @@ func (c *CompactCmd) Run(streams *IO) error {
 		return Fail(ExitUsage, "--keep must not be negative")
 	}
 	dir := c.dir(streams)
-	path, err := session.Find(dir, c.ID)
+	path, err := control.FindSaved(dir, c.ID)
 	if err != nil {
-		return findError(err, dir)
+		return Wrap(ExitUsage, err)
 	}
 	f, l, err := session.Resume(path)
 	if err != nil {
@@ -47,13 +48,12 @@ func (c *CompactCmd) Run(streams *IO) error {
 	if l.ModelID != "" {
 		saved = or(l.Provider, provider.APIScript) + "/" + l.ModelID
 	}
-	model, prov, err := c.ModelFlags.resolve(streams, saved)
+	model, prov, err := c.ModelFlags.resolve(streams, newModelsFile(streams), saved)
 	if err != nil {
 		return err
 	}
 
-	ctx, stop, signalled := interruptContext()
-	defer stop()
+	ctx := streams.signals.context()
 	out := codec.NewLineWriter(streams.Out)
 	ag := agent.New(agent.Config{
 		Provider: prov, Model: model, Store: f,
@@ -62,8 +62,8 @@ func (c *CompactCmd) Run(streams *IO) error {
 		HistoryEntryIDs: l.ContextEntryIDs(),
 	}, l.Context())
 	err = ag.Compact(ctx, c.Instructions)
-	if code, msg, ok := signalExit(signalled()); ok {
-		return Fail(code, msg)
+	if err := streams.signals.err(); err != nil {
+		return err
 	}
 	if err != nil {
 		return Fail(ExitFailure, "compaction failed: "+err.Error())

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"errors"
-	"os"
-	"os/signal"
 	"syscall"
 )
 
@@ -19,45 +17,43 @@ const (
 	ExitTerminated  = 143 // SIGTERM
 )
 
-// stopSignals are the signals that end a run as Ctrl-C does: the stream is closed properly,
-// then the process exits with the signal's status (signalExit). SIGHUP is left alone when
-// the process started with it ignored, so that `nohup base-context …` outlives its terminal.
-func stopSignals() []os.Signal {
-	sigs := []os.Signal{syscall.SIGINT, syscall.SIGTERM}
-	if !signal.Ignored(syscall.SIGHUP) {
-		sigs = append(sigs, syscall.SIGHUP)
-	}
-	return sigs
-}
-
-// signalExit is the status and the error line of a run ended by one of stopSignals; ok is
-// false for nil (no signal arrived).
-func signalExit(s os.Signal) (code int, msg string, ok bool) {
-	switch s {
-	case syscall.SIGHUP:
-		return ExitHangup, "hangup", true
-	case syscall.SIGINT:
-		return ExitInterrupted, "interrupted", true
-	case syscall.SIGTERM:
-		return ExitTerminated, "terminated", true
-	}
-	return 0, "", false
-}
-
-// ExitError carries an exit status and the message printed as "error: <msg>" on stderr.
-// An empty message prints nothing (the reason was already reported).
+// ExitError is an error that knows the status the process exits with. Msg is printed as
+// "error: <msg>" on stderr (an empty one prints nothing: the reason was already reported);
+// Err, when set, is the cause, which errors.Is and errors.As still find.
 type ExitError struct {
 	Code int
 	Msg  string
+	Err  error
 }
 
 func (e *ExitError) Error() string { return e.Msg }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// ExitCode is the status the process exits with.
+func (e *ExitError) ExitCode() int { return e.Code }
 
 // Fail returns an error that exits with code, printing msg.
 func Fail(code int, msg string) error { return &ExitError{Code: code, Msg: msg} }
 
-// exitCode maps an error to the status the process exits with. A broken pipe downstream
-// means the reader has what it wanted: that is success, and quiet.
+// Wrap gives err the exit status code, keeping it as the cause and its text as the message;
+// nil stays nil.
+func Wrap(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ExitError{Code: code, Msg: err.Error(), Err: err}
+}
+
+// exitCoder is an error that knows its exit status, wherever it is in a chain of wrapped
+// errors: ours, and any other package's that says so the same way.
+type exitCoder interface {
+	error
+	ExitCode() int
+}
+
+// exitCode maps an error to the status the process exits with and the message it prints.
+// A broken pipe downstream means the reader has what it wanted: that is success, and quiet.
+// An error that does not know its status is a failure (1).
 func exitCode(err error) (code int, msg string) {
 	if err == nil {
 		return ExitOK, ""
@@ -65,9 +61,12 @@ func exitCode(err error) (code int, msg string) {
 	if errors.Is(err, syscall.EPIPE) {
 		return ExitOK, ""
 	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return ee.Code, ee.Msg
+	var coder exitCoder
+	if errors.As(err, &coder) {
+		if coder.Error() == "" {
+			return coder.ExitCode(), "" // reported already, whatever wraps it
+		}
+		return coder.ExitCode(), err.Error()
 	}
 	return ExitFailure, err.Error()
 }

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"sync"
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/codec"
@@ -77,24 +75,17 @@ func (fio *FilterIO) runInto(streams *IO, newSink func(out io.Writer) stages.Sin
 }
 
 // feed opens the inputs and the output and has run read the one and write the other.
-func (fio *FilterIO) feed(streams *IO, run func([]stages.Input, *codec.LineWriter, stages.RunOptions) (stages.RunStats, error)) (err error) {
+func (fio *FilterIO) feed(streams *IO, run func([]stages.Input, *codec.LineWriter, stages.RunOptions) (stages.RunStats, error)) error {
 	inputs, closeInputs, err := fio.open(streams)
 	if err != nil {
 		return err
 	}
 	defer closeInputs()
-
-	out, commit, err := openOutput(fio.Output, streams.Out)
-	if err != nil {
-		return err
-	}
-	defer func() { err = commit(err) }()
-
-	// One writer for lines and text alike, flushed by Run whenever it would wait for input.
-	lw := codec.NewBatchWriter(out)
-	stats, err := run(inputs, lw, stages.RunOptions{
-		SkipInvalid: fio.SkipInvalid,
-		Report:      func(msg string) { fmt.Fprintln(streams.Err, msg) },
+	stats, err := fio.write(streams, false, func(lw *codec.LineWriter) (stages.RunStats, error) {
+		return run(inputs, lw, stages.RunOptions{
+			SkipInvalid: fio.SkipInvalid,
+			Report:      func(msg string) { fmt.Fprintln(streams.Err, msg) },
+		})
 	})
 	if err != nil {
 		return err
@@ -103,6 +94,50 @@ func (fio *FilterIO) feed(streams *IO, run func([]stages.Input, *codec.LineWrite
 		return Fail(ExitFailure, fmt.Sprintf("%d of %d lines were not JSON objects", stats.Invalid, stats.Lines))
 	}
 	return nil
+}
+
+// write runs filter over the output: stdout, or -o FILE, which is replaced only once filter
+// has written all of it; discard writes nowhere unless -o names a file. One writer serves
+// lines and text alike; Run flushes it whenever it would wait for input.
+func (fio *FilterIO) write(streams *IO, discard bool, filter func(*codec.LineWriter) (stages.RunStats, error)) (stats stages.RunStats, err error) {
+	if discard && fio.Output == "" {
+		return filter(codec.NewBatchWriter(io.Discard))
+	}
+	out, commit, err := openOutput(fio.Output, streams)
+	if err != nil {
+		return stats, err
+	}
+	defer func() { err = commit(err == nil, err) }()
+	lw := codec.NewBatchWriter(out)
+	if out == streams.Out {
+		return filter(lw)
+	}
+	if stats, err = untilSignal(streams, func() (stages.RunStats, error) { return filter(lw) }); err == nil {
+		err = streams.signals.err() // a signal that came as the filter ended cuts it all the same
+	}
+	return stats, err
+}
+
+// untilSignal runs filter until it returns or a stop signal arrives. On a signal it returns
+// at once with the signal's error, leaving filter blocked on its input: the process is about
+// to exit, and the output is dropped.
+func untilSignal(streams *IO, filter func() (stages.RunStats, error)) (stages.RunStats, error) {
+	ctx := streams.signals.context()
+	type result struct {
+		stats stages.RunStats
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		stats, err := filter()
+		done <- result{stats, err}
+	}()
+	select {
+	case r := <-done:
+		return r.stats, r.err
+	case <-ctx.Done():
+		return stages.RunStats{}, streams.signals.err()
+	}
 }
 
 func (fio *FilterIO) open(streams *IO) ([]stages.Input, func(), error) {
@@ -133,31 +168,21 @@ func (fio *FilterIO) open(streams *IO) ([]stages.Input, func(), error) {
 }
 
 // openOutput returns where to write: stdout, or a temporary file beside path that commit
-// renames over path on success, so that path is never left half-written.
-func openOutput(path string, stdout io.Writer) (io.Writer, func(error) error, error) {
+// renames over path once the output is complete, so that path is never left half-written.
+// The stop signals are watched (signalWatch) before the temporary file exists, so that
+// none can end the process before commit removes it.
+func openOutput(path string, streams *IO) (io.Writer, func(complete bool, err error) error, error) {
 	if path == "" || path == "-" {
-		return stdout, func(err error) error { return err }, nil
+		return streams.Out, func(_ bool, err error) error { return err }, nil
 	}
-	// Signals are watched before the temporary file exists, so that none can leave it behind.
-	var pending tempFile
-	stopWatching := removeOnSignal(&pending)
-	pending.mu.Lock()
+	streams.signals.context()
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err == nil {
-		pending.path = tmp.Name()
-	}
-	pending.mu.Unlock()
 	if err != nil {
-		stopWatching()
 		return nil, nil, Fail(ExitUsage, err.Error())
 	}
-	commit := func(err error) error {
-		stopWatching()
+	commit := func(complete bool, err error) error {
 		cerr := tmp.Close()
-		if err == nil {
-			err = cerr
-		}
-		if _, ok := err.(*ExitError); err == nil || ok {
+		if complete && cerr == nil {
 			// A complete output (even one with reported bad lines) replaces the file.
 			if rerr := os.Rename(tmp.Name(), path); rerr != nil {
 				os.Remove(tmp.Name())
@@ -166,38 +191,10 @@ func openOutput(path string, stdout io.Writer) (io.Writer, func(error) error, er
 			return err
 		}
 		os.Remove(tmp.Name())
+		if err == nil {
+			err = cerr
+		}
 		return err
 	}
 	return tmp, commit, nil
-}
-
-// tempFile is the temporary file an output is written to, once it exists.
-type tempFile struct {
-	mu   sync.Mutex
-	path string
-}
-
-// removeOnSignal removes the temporary file and ends the process, with the status the signal
-// calls for, when SIGHUP, SIGINT or SIGTERM arrives before the returned stop is called: an
-// interrupted filter leaves neither a half-written output nor its temporary file behind.
-func removeOnSignal(tmp *tempFile) (stop func()) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, stopSignals()...)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-ch:
-			tmp.mu.Lock() // not while it is being created
-			if tmp.path != "" {
-				os.Remove(tmp.path)
-			}
-			code, _, _ := signalExit(s)
-			os.Exit(code)
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
-	}
 }

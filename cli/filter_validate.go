@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/stages"
@@ -38,22 +37,12 @@ Examples:
 }
 
 // Run runs the filter.
-func (c *ValidateCmd) Run(streams *IO) (err error) {
+func (c *ValidateCmd) Run(streams *IO) error {
 	inputs, closeInputs, err := c.open(streams)
 	if err != nil {
 		return err
 	}
 	defer closeInputs()
-
-	out := io.Discard
-	if c.Pass || c.Output != "" {
-		w, commit, err := openOutput(c.Output, streams.Out)
-		if err != nil {
-			return err
-		}
-		defer func() { err = commit(err) }()
-		out = w
-	}
 
 	v := stages.NewValidator(stages.ValidateOptions{
 		Strict: c.Strict, SkipInvalid: c.SkipInvalid,
@@ -61,7 +50,9 @@ func (c *ValidateCmd) Run(streams *IO) (err error) {
 	})
 	// The validator reports lines that are not JSON objects itself, as violations, and
 	// drops them itself with --skip-invalid, so that every line keeps its number.
-	if _, err := stages.Run(inputs, codec.NewBatchWriter(out), v, stages.RunOptions{}); err != nil {
+	if _, err := c.write(streams, !c.Pass, func(lw *codec.LineWriter) (stages.RunStats, error) {
+		return stages.Run(inputs, lw, v, stages.RunOptions{})
+	}); err != nil {
 		return err
 	}
 	r := v.Result()

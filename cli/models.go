@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/basecontext/base-context/agent/provider"
@@ -22,33 +24,71 @@ type ModelFlags struct {
 // modelsPath is the user's models file.
 func modelsPath(streams *IO) string { return filepath.Join(homeDir(streams), "models.json") }
 
+// modelsFile is the model registry (the catalog and the user's models.json), read once, at
+// its first use: a run needs it for its model, the keys it redacts and, in rpc mode, the
+// models it lists.
+type modelsFile struct {
+	path   string
+	getenv func(string) string
+	once   sync.Once
+	reg    *provider.Registry
+	err    error
+}
+
+func newModelsFile(streams *IO) *modelsFile {
+	return &modelsFile{path: modelsPath(streams), getenv: streams.Getenv}
+}
+
+// registry reads the file the first time; a file that cannot be read is a usage error.
+func (m *modelsFile) registry() (*provider.Registry, error) {
+	m.once.Do(func() {
+		m.reg, m.err = provider.LoadRegistry(m.path, m.getenv)
+		if m.err != nil {
+			m.err = Fail(ExitUsage, "cannot read the models file: "+m.err.Error())
+		}
+	})
+	return m.reg, m.err
+}
+
+// keys are the values of the keys the agent may use: --api-key and every configured
+// provider's key (its environment variable or models.json entry).
+func (f *ModelFlags) keys(models *modelsFile) []string {
+	var keys []string
+	if f.APIKey != "" {
+		keys = append(keys, f.APIKey)
+	}
+	if reg, err := models.registry(); err == nil {
+		for _, p := range reg.Providers {
+			if k, err := p.Key(models.getenv); err == nil && k != "" {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
 // defaultModel is the model of a run that names none and continues no session.
 const defaultModel = "script/default"
 
 // resolve finds the model (--model, else saved, else the default) and builds its provider.
 // Every failure is a usage error (exit 2) that says what to do, reported before anything is
 // written to stdout: an explicit --model that is unknown never falls back.
-func (f *ModelFlags) resolve(streams *IO, saved string) (provider.Model, provider.Provider, error) {
-	if f.Model == "" {
-		f.Model = saved
-		if f.Model == "" {
-			f.Model = defaultModel
-		}
-	}
-	if name, id, ok := strings.Cut(f.Model, "/"); (ok && name == provider.APIScript && f.Provider == "") || f.Provider == provider.APIScript {
+func (f *ModelFlags) resolve(streams *IO, models *modelsFile, saved string) (provider.Model, provider.Provider, error) {
+	spec := cmp.Or(f.Model, saved, defaultModel)
+	if name, id, ok := strings.Cut(spec, "/"); (ok && name == provider.APIScript && f.Provider == "") || f.Provider == provider.APIScript {
 		if f.Provider == provider.APIScript {
-			id = strings.TrimPrefix(f.Model, "script/")
+			id = strings.TrimPrefix(spec, "script/")
 		}
 		if id == "" {
 			return provider.Model{}, nil, Fail(ExitUsage, "unknown model \"script/\": script/<name> needs a name, e.g. script/default")
 		}
 		return f.scripted(id)
 	}
-	reg, err := provider.LoadRegistry(modelsPath(streams), streams.Getenv)
+	reg, err := models.registry()
 	if err != nil {
-		return provider.Model{}, nil, Fail(ExitUsage, "cannot read the models file: "+err.Error())
+		return provider.Model{}, nil, err
 	}
-	model, pc, err := reg.Find(f.Model, f.Provider)
+	model, pc, err := reg.Find(spec, f.Provider)
 	if err != nil {
 		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 	}
@@ -90,9 +130,9 @@ type ModelsCmd struct {
 
 // Run lists the models of the catalog and of models.json, with whether a key is there.
 func (c *ModelsCmd) Run(streams *IO) error {
-	reg, err := provider.LoadRegistry(modelsPath(streams), streams.Getenv)
+	reg, err := newModelsFile(streams).registry()
 	if err != nil {
-		return Fail(ExitUsage, "cannot read the models file: "+err.Error())
+		return err
 	}
 	ready := map[string]bool{}
 	for _, p := range reg.Providers {

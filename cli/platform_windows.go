@@ -2,20 +2,6 @@
 
 package cli
 
-import (
-	"errors"
-	"os"
-	"syscall"
-)
-
-func newSessionAttr() *syscall.SysProcAttr { return nil }
-
-func closeOnExec(int) {}
-
-func redirectFD(*os.File, int) error {
-	return errors.New("redirecting a descriptor is not supported on Windows")
-}
-
 // unsupported says why a command (or --detach) cannot run on Windows: running sessions are
 // controlled through Unix sockets, and --detach needs setsid.
 func unsupported(command string) error {

@@ -1,22 +1,21 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent"
-	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -50,7 +49,6 @@ type RunCmd struct {
 	LongRunFlags `group:"limits"`           // compaction, --autonomous, limits, gates (run_long.go)
 	RedactFlags  `group:"redaction"`        // --redact, --redact-session (run_redact.go)
 
-	settingsModel string // the settings' model: the default after a resumed session's own (settings.go)
 }
 
 // Validate checks flag combinations kong cannot express.
@@ -77,55 +75,33 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 	if err := c.checkHome(streams); err != nil { // before the settings: they live there too
 		return err
 	}
-	if err := c.settle(streams, kctx); err != nil {
+	set, err := c.settle(streams, kctx)
+	if err != nil {
 		return err
 	}
 	if c.Mode == "rpc" {
-		return c.runRPC(streams)
+		return c.runRPC(streams, set)
 	}
 	if c.Detach {
 		if err := unsupported("--detach"); err != nil {
 			return err
 		}
-		return c.detach(streams)
+		return c.detach(streams, set)
 	}
-	ctx, stop, signalled := interruptContext()
-	defer stop()
-	return c.run(ctx, streams, signalled)
+	return c.run(streams.signals.context(), streams, set, nil)
 }
 
-// interruptContext is cancelled by SIGHUP, SIGINT or SIGTERM; signalled tells which arrived.
-func interruptContext() (context.Context, func(), func() os.Signal) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, stopSignals()...)
-	var mu sync.Mutex
-	var got os.Signal
-	go func() {
-		for s := range ch {
-			mu.Lock()
-			if got == nil {
-				got = s
-			}
-			mu.Unlock()
-			cancel()
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }, func() os.Signal {
-		mu.Lock()
-		defer mu.Unlock()
-		return got
-	}
-}
-
-func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signal) (err error) {
-	defer func() { err = c.redactError(streams, err) }() // the error: line (run_redact.go)
-	plan, err := c.plan(streams)
+// run runs the agent on the prompts, writing the stream (json) or the answer (text) to
+// streams.Out. resident is the background process of a --detach run, nil otherwise.
+func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *control.Resident) (err error) {
+	models := newModelsFile(streams)
+	defer func() { err = c.redactError(streams, models, err) }() // the error: line (run_redact.go)
+	p, err := c.plan(streams, models, set, resident)
 	if err != nil {
 		return err
 	}
-	cwd, model, prov, sysPrompt := plan.cwd, plan.model, plan.prov, plan.systemPrompt
-	prompts, err := c.prompts(streams, cwd)
+	defer p.source.Close() // a session the run never opened
+	prompts, err := c.prompts(streams, p.cwd)
 	if err != nil {
 		return err
 	}
@@ -133,29 +109,20 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		return Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
 	}
 	// No client to ask in text and json mode: --permission-mode ask refuses what it would ask.
-	perm, err := c.PolicyFlags.permission(cwd, nil)
+	perm, err := c.PolicyFlags.permission(p.cwd, set.sources, nil)
 	if err != nil {
 		return err
 	}
-
-	redact, err := c.RedactFlags.stage(streams, c.apiKeys(streams))
-	if err != nil {
-		return err
-	}
-	defer c.RedactFlags.report(streams)
-	// A new session, or the one --resume, --continue or --fork names (run_sessions.go).
-	sess, err := c.openSession(streams, cwd)
+	defer p.redaction.printReport(streams)
+	// A new session, or the one --resume, --continue or --fork names, registered (run_sessions.go).
+	sess, err := c.openSession(streams, p)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	header, store := sess.Header, sess.Store
-	// The tools again, now that the session's id names the folder of their full outputs.
+	header, store := sess.Header, p.redaction.store(sess.Store)
 	pruneOutputs(streams)
-	toolOpts := c.toolOptions(streams, cwd, header.ID)
-	toolset, _ := c.toolset(toolOpts) // checked by plan
-	store = c.RedactFlags.store(store)
-	store.AppendModelChange(model.Provider, model.ID)
+	store.AppendModelChange(p.model.Provider, p.model.ID)
 	store.AppendThinkingLevel(c.Thinking)
 
 	// The output chain: the agent's full events go through the stages to one writer. Its
@@ -164,10 +131,10 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	out := codec.NewBatchWriter(streams.Out)
 	st := stages.Chain() // text mode writes no events
 	if c.Mode == "json" {
-		st = stages.NewOutput(stages.OutputOptions{Header: *header, Redact: redact, Deltas: c.JSONDeltas})
+		st = c.outputChain(p, *header)
 	}
 	write := func(f *stages.Frame) error { return f.WriteLine(out) }
-	status := c.StatusFlags.statusLine(streams, c.Mode, model.Provider+"/"+model.ID)
+	status := c.StatusFlags.statusLine(streams, c.Mode, p.model.Provider+"/"+p.model.ID)
 	defer status.clear()
 	emit := func(e codec.Event) error {
 		status.event(e)
@@ -177,22 +144,16 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		return st.Push(stages.EventFrame(e), write)
 	}
 
-	cfg := c.LongRunFlags.apply(agent.Config{
-		Provider: prov, Model: model, Tools: toolset, SystemPrompt: sysPrompt,
-		ThinkingLevel: c.Thinking, Store: store, Emit: emit, Flush: out.Flush, Permission: perm,
-		CheckAnswer:     c.SchemaFlags.checkAnswer(),
-		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
-		HistoryEntryIDs: sess.HistoryIDs,
-	}, cwd)
-	cfg.Gates.Tools = toolOpts
-	ag := agent.New(cfg, sess.History)
+	ag := agent.New(c.agentConfig(streams, p, header.ID, agent.Config{
+		Store: store, Emit: emit, Flush: out.Flush, Permission: perm, HistoryEntryIDs: sess.HistoryIDs,
+	}), sess.History)
 	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
 
 	// The prompts after the first wait in the agent's queue as follow-ups.
-	for _, p := range prompts[1:] {
-		ag.FollowUp(p)
+	for _, prompt := range prompts[1:] {
+		ag.FollowUp(prompt)
 	}
-	outcome := ag.Prompt(ctx, sess.opening(prompts[0])...)
+	outcome := ag.Prompt(ctx, opening(sess.Undelivered, prompts[0])...)
 	status.clear()
 	if err := st.Flush(write); err != nil && outcome.Err == nil {
 		outcome.Err = err
@@ -209,8 +170,8 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 	if sess.StoppedByRequest() && outcome.Failed() {
 		return Fail(ExitFailure, "stopped by request")
 	}
-	if code, msg, ok := signalExit(signalled()); ok {
-		return Fail(code, msg)
+	if err := streams.signals.err(); err != nil {
+		return err
 	}
 	if err := c.LongRunFlags.exit(outcome); err != nil {
 		return err // gates (4), compaction (1), limits (3)
@@ -222,14 +183,14 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, signalled func() os.Signa
 		}
 		return Fail(ExitFailure, msg)
 	}
-	text, err := c.SchemaFlags.answer(outcome.Final)
+	text, err := p.schema.answer(outcome.Final)
 	if err != nil {
 		return err
 	}
 	// Text mode prints the answer of a completed run only: an interrupted or failed run has
 	// none (its reason goes to stderr), not even the text received so far.
 	if c.Mode == "text" {
-		if text := c.RedactFlags.answer(text); text != "" {
+		if text := p.redaction.answer(text); text != "" {
 			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
 				return err
 			}
@@ -312,11 +273,11 @@ func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
 }
 
 func (c *RunCmd) sessionDir(streams *IO) string {
-	if c.SessionDir != "" {
-		return c.SessionDir
-	}
-	return filepath.Join(homeDir(streams), "sessions")
+	return cmp.Or(c.SessionDir, defaultSessionDir(streams))
 }
+
+// defaultSessionDir is where sessions are saved unless --session-dir says otherwise.
+func defaultSessionDir(streams *IO) string { return filepath.Join(homeDir(streams), "sessions") }
 
 // homeDir is base-context's own folder: $BASE_CONTEXT_HOME, else ~/.base-context. Without
 // either (no HOME), it is a private folder of the temporary directory, never the working
@@ -377,42 +338,4 @@ func builtinSystemPrompt(cwd string, ts []tools.Tool) string {
 	}
 	fmt.Fprintf(&b, "\nWorking directory: %s\nDate: %s\n", cwd, time.Now().Format("2006-01-02"))
 	return b.String()
-}
-
-// runPlan is what a run's flags resolve to before anything is written: the working
-// directory, the model and its provider, and the system prompt.
-type runPlan struct {
-	cwd          string
-	model        provider.Model
-	prov         provider.Provider
-	systemPrompt string // the built-in or given prompt, the project's instructions, the schema's
-}
-
-// plan resolves the flags (and the settings, a resumed session's model) into a runPlan; an
-// error is a usage error, before the header.
-func (c *RunCmd) plan(streams *IO) (runPlan, error) {
-	var p runPlan
-	var err error
-	if p.cwd, err = c.workDir(); err != nil {
-		return p, err
-	}
-	saved := c.savedModel(streams, p.cwd)
-	if saved == "" {
-		saved = c.settingsModel
-	}
-	if p.model, p.prov, err = c.ModelFlags.resolve(streams, saved); err != nil {
-		return p, err
-	}
-	toolset, err := c.toolset(tools.Options{Cwd: p.cwd}) // checked before the session starts
-	if err != nil {
-		return p, err
-	}
-	if p.systemPrompt, err = c.PromptFlags.systemPrompt(streams, p.cwd, toolset); err != nil {
-		return p, err
-	}
-	if err := c.loadSchema(); err != nil {
-		return p, err
-	}
-	p.systemPrompt += c.SchemaFlags.instructions()
-	return p, nil
 }

@@ -22,9 +22,3 @@ func outputsDir(streams *IO, id string) string { return filepath.Join(outputsRoo
 func pruneOutputs(streams *IO) {
 	tools.PruneOutputs(outputsRoot(streams), time.Now().Add(-control.KeepEnded))
 }
-
-// toolOptions are the tools' options in a run of session id: full outputs in the session's
-// folder, redacted with --redact.
-func (c *RunCmd) toolOptions(streams *IO, cwd, id string) tools.Options {
-	return tools.Options{Cwd: cwd, TempDir: outputsDir(streams, id), Redact: c.RedactFlags.toolRedaction()}
-}

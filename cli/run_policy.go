@@ -14,13 +14,12 @@ type PolicyFlags struct {
 	Deny           []string `placeholder:"RULE" sep:"none" help:"Refuse calls matching RULE; deny wins over allow (repeatable)."`
 	PermissionMode string   `enum:"allow,ask,deny" default:"allow" help:"Calls no rule allows: allow (run them), deny (refuse them), ask (ask the client in --mode rpc; deny elsewhere)."`
 	ReadOnly       bool     `help:"Refuse write, edit and bash."`
-
-	sources settingSources // where each setting came from: rules of a settings file name it
 }
 
 // permission builds the policy of the run, nil when nothing is restricted. ask asks the
-// client about a call (--permission-mode ask); nil when there is no client.
-func (f *PolicyFlags) permission(cwd string, ask func(context.Context, string) (bool, error)) (agent.Permission, error) {
+// client about a call (--permission-mode ask); nil when there is no client. sources say
+// where the settings came from: the rules of a settings file name it.
+func (f *PolicyFlags) permission(cwd string, sources settingSources, ask func(context.Context, string) (bool, error)) (agent.Permission, error) {
 	if len(f.Allow) == 0 && len(f.Deny) == 0 && !f.ReadOnly && f.PermissionMode == string(policy.ModeAllow) {
 		return nil, nil
 	}
@@ -36,7 +35,7 @@ func (f *PolicyFlags) permission(cwd string, ask func(context.Context, string) (
 				return nil, Fail(ExitUsage, fmt.Sprintf("%s: %v", set.flag, err))
 			}
 			r.Source = fmt.Sprintf("%s '%s'", set.flag, r)
-			if file := f.sources[set.key]; file != "" && file != "flag" {
+			if file := sources[set.key]; file != "" && file != "flag" {
 				r.Source = fmt.Sprintf("%s '%s' of %s", set.key, r, file)
 			}
 			*set.to = append(*set.to, r)

@@ -4,7 +4,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
@@ -20,11 +19,6 @@ type RedactFlags struct {
 	RedactSession bool            `help:"Also remove them from what is written to the session file (implies --redact)."`
 	RedactRule    RedactRuleFlags `embed:"" prefix:"redact-"`
 	RedactReport  bool            `help:"At the end of the run, print on stderr how many redactions each rule made in the stream (implies --redact)."`
-
-	// The engines (package redact): the stage's, and those used without a stage.
-	redactor *redact.Redactor // the stream's stage's, and text mode's answer's
-	session  *redact.Redactor // the session file's, with its own counts
-	tools    *redact.Redactor // the tools' truncated outputs', with their own counts
 }
 
 // enabled: any redaction flag asks for redaction.
@@ -34,60 +28,66 @@ func (c *RedactFlags) enabled() bool {
 		len(f.Env) > 0 || f.Rules != "" || f.NoDefaultRules
 }
 
-// stage returns the redaction stage (the stream's engine over frames) to put in the output
-// chain before the deltas stage, or nil without redaction. extraSecrets are values always
+// redaction is what the redaction flags resolve to: the engines (package redact) of the
+// stream, the session file and the tools' truncated outputs, each with its own counts. A
+// nil *redaction redacts nothing.
+type redaction struct {
+	stream  *redact.Redactor // the stream's stage's, and text mode's answer's
+	session *redact.Redactor // the session file's, with --redact-session; else nil
+	tools   *redact.Redactor
+	report  bool
+}
+
+// build compiles the engines, nil without redaction. extraSecrets are values always
 // redacted (the API keys in use).
-func (c *RedactFlags) stage(streams *IO, extraSecrets []string) (*stages.Redact, error) {
+func (c *RedactFlags) build(streams *IO, extraSecrets []string) (*redaction, error) {
 	if !c.enabled() {
 		return nil, nil
 	}
-	if err := c.engines(streams, extraSecrets); err != nil {
+	r := &redaction{report: c.RedactReport}
+	var err error
+	if r.stream, err = c.RedactRule.redactor(streams, "redact-", extraSecrets); err != nil {
 		return nil, err
 	}
-	return stages.NewRedact(c.redactor), nil
-}
-
-// engines builds the redaction engines, once: the stream's, and those the session file and
-// the tools use directly, each with its own counts.
-func (c *RedactFlags) engines(streams *IO, extraSecrets []string) error {
-	if c.redactor != nil {
-		return nil
-	}
-	r, err := c.RedactRule.redactor(streams, "redact-", extraSecrets)
-	if err != nil {
-		return err
-	}
-	c.redactor = r
 	// Built again, quietly (the stream's build warned), so that the report counts what
 	// the stream shows, not each secret twice.
 	quiet := *streams
 	quiet.Err = io.Discard
-	if c.tools, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
-		return err
+	if r.tools, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
+		return nil, err
 	}
 	if c.RedactSession {
-		if c.session, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
-			return err
+		if r.session, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return r, nil
 }
 
-// toolRedaction is the tools' redaction of the outputs they truncate (after stage), nil
-// without redaction.
-func (c *RedactFlags) toolRedaction() func() tools.RedactStream {
-	if c.tools == nil {
+// stage returns a redaction stage over the stream's engine for an output chain (before its
+// deltas stage), nil without redaction.
+func (r *redaction) stage() *stages.Redact {
+	if r == nil {
 		return nil
 	}
-	return func() tools.RedactStream { return c.tools.Stream() }
+	return stages.NewRedact(r.stream)
+}
+
+// toolRedaction is the tools' redaction of the outputs they truncate, nil without
+// redaction.
+func (r *redaction) toolRedaction() func() tools.RedactStream {
+	if r == nil {
+		return nil
+	}
+	return func() tools.RedactStream { return r.tools.Stream() }
 }
 
 // answer redacts the final answer that text mode prints, with the stream's rules.
-func (c *RedactFlags) answer(text string) string {
-	if c.redactor == nil {
+func (r *redaction) answer(text string) string {
+	if r == nil {
 		return text
 	}
-	return c.redactor.RedactString(text)
+	return r.stream.RedactString(text)
 }
 
 // minStderrKey is the length from which a configured key is removed from stderr without
@@ -97,12 +97,12 @@ const minStderrKey = 8
 // redactError removes secrets from the message of err, which becomes the run's error: line
 // on stderr (and a resident run's exit record): the API keys configured always, since a
 // provider may echo the key it was sent; with redaction on, whatever the rules find too.
-func (c *RunCmd) redactError(streams *IO, err error) error {
+func (c *RunCmd) redactError(streams *IO, models *modelsFile, err error) error {
 	code, msg := exitCode(err)
 	if msg == "" {
 		return err
 	}
-	keys := c.apiKeys(streams)
+	keys := c.ModelFlags.keys(models)
 	rules := c.RedactRule
 	if !c.RedactFlags.enabled() {
 		// Only keys that look like keys: a local server's placeholder ("ollama") is no
@@ -120,50 +120,33 @@ func (c *RunCmd) redactError(streams *IO, err error) error {
 		return err
 	}
 	if red := r.RedactString(msg); red != msg {
-		return &ExitError{Code: code, Msg: red}
+		return &ExitError{Code: code, Msg: red, Err: err}
 	}
 	return err
 }
 
 // sessionLines redacts the entries a fork copies from its parent session, with
-// --redact-session (after stage); nil copies them as they are.
-func (c *RedactFlags) sessionLines() func([]byte) []byte {
-	if !c.RedactSession || c.session == nil {
+// --redact-session; nil copies them as they are.
+func (r *redaction) sessionLines() func([]byte) []byte {
+	if r == nil || r.session == nil {
 		return nil
 	}
-	return c.session.RedactJSON
+	return r.session.RedactJSON
 }
 
-// report prints the stream's per-rule counts with --redact-report, once the run is over.
-func (c *RedactFlags) report(streams *IO) {
-	if c.RedactReport && c.redactor != nil {
-		printRedactReport(streams.Err, c.redactor)
+// printReport prints the stream's per-rule counts with --redact-report, once the run is over.
+func (r *redaction) printReport(streams *IO) {
+	if r != nil && r.report {
+		printRedactReport(streams.Err, r.stream)
 	}
 }
 
-// store wraps s so that what it writes is redacted, with --redact-session (after stage).
-func (c *RedactFlags) store(s session.Store) session.Store {
-	if !c.RedactSession || c.session == nil {
+// store wraps s so that what it writes is redacted, with --redact-session.
+func (r *redaction) store(s session.Store) session.Store {
+	if r == nil || r.session == nil {
 		return s
 	}
-	return redactingStore{Store: s, r: c.session}
-}
-
-// apiKeys are the values of the keys the agent may use: --api-key and every configured
-// provider's key (its environment variable or models.json entry).
-func (c *RunCmd) apiKeys(streams *IO) []string {
-	var keys []string
-	if c.APIKey != "" {
-		keys = append(keys, c.APIKey)
-	}
-	if reg, err := provider.LoadRegistry(modelsPath(streams), streams.Getenv); err == nil {
-		for _, p := range reg.Providers {
-			if k, err := p.Key(streams.Getenv); err == nil && k != "" {
-				keys = append(keys, k)
-			}
-		}
-	}
-	return keys
+	return redactingStore{Store: s, r: r.session}
 }
 
 // redactingStore redacts each message before the store writes it.

@@ -20,11 +20,12 @@ func TestRedactingStoreRedactsEveryAppend(t *testing.T) {
 	flags := RedactFlags{RedactSession: true}
 	flags.RedactRule.Literal = []string{literal}
 	streams := &IO{Err: io.Discard, Getenv: func(string) string { return "" }}
-	if _, err := flags.stage(streams, nil); err != nil {
+	r, err := flags.build(streams, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	mem := session.NewMemory()
-	wrapped := reflect.ValueOf(flags.store(mem))
+	wrapped := reflect.ValueOf(r.store(mem))
 
 	memType := reflect.TypeOf(mem)
 	called := 0

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/provider"
@@ -31,25 +30,19 @@ func (c *RunCmd) validateRPC() error {
 // runRPC is `--mode rpc`: the protocol of package rpc on stdin and stdout. Startup failures
 // exit 2 before any line is written; the end of stdin lets the current run finish (exit 0);
 // SIGINT and SIGTERM abort it (130, 143); `stop` aborts it and exits 1.
-func (c *RunCmd) runRPC(streams *IO) error {
-	ctx, stop, signalled := interruptContext()
-	defer stop()
-	plan, err := c.plan(streams)
+func (c *RunCmd) runRPC(streams *IO, set settled) error {
+	ctx := streams.signals.context()
+	p, err := c.plan(streams, newModelsFile(streams), set, nil)
 	if err != nil {
 		return err
 	}
-	h := &rpcHost{c: c, streams: streams, cwd: plan.cwd, model: plan.model, prov: plan.prov, systemPrompt: plan.systemPrompt,
-		memory: map[*rpc.Session]*session.Memory{}}
+	defer p.source.Close() // a session the server never opened
+	h := &rpcHost{c: c, streams: streams, plan: p, memory: map[*rpc.Session]*session.Memory{}}
 	// --permission-mode ask puts each call no rule decides to the client, as a confirm dialog.
-	if h.permission, err = c.PolicyFlags.permission(plan.cwd, h.askClient); err != nil {
+	if h.permission, err = c.PolicyFlags.permission(p.cwd, set.sources, h.askClient); err != nil {
 		return err
 	}
-	keys := c.apiKeys(streams)
-	if _, err := c.RedactFlags.stage(streams, keys); err != nil {
-		return err
-	}
-	defer c.RedactFlags.report(streams)
-	h.keys = keys
+	defer p.redaction.printReport(streams)
 	srv := rpc.NewServer(h, streams.Out)
 	h.srv = srv
 	err = srv.Serve(ctx, streams.In)
@@ -57,7 +50,7 @@ func (c *RunCmd) runRPC(streams *IO) error {
 	if errors.As(err, &startup) {
 		return err // the session could not be opened: exit 2 before any line
 	}
-	code, msg, bySignal := signalExit(signalled())
+	code, msg, bySignal := streams.signals.exit()
 	switch {
 	case errors.Is(err, rpc.ErrStopped):
 		err = Fail(ExitFailure, "stopped by request")
@@ -73,19 +66,15 @@ func (c *RunCmd) runRPC(streams *IO) error {
 	return err
 }
 
-// rpcHost opens sessions, agents and output chains for the rpc server, as the run flags say.
+// rpcHost opens sessions, agents and output chains for the rpc server, as the run's plan says.
 type rpcHost struct {
 	c       *RunCmd
 	streams *IO
-	cwd     string
-	model   provider.Model
-	prov    provider.Provider
-	keys    []string
+	plan    *runPlan
 	srv     *rpc.Server
 
-	systemPrompt string                           // the built-in or given prompt, the instructions, the schema's
-	permission   agent.Permission                 // the tool policy, asking the client in --permission-mode ask
-	memory       map[*rpc.Session]*session.Memory // the entries of sessions kept in memory
+	permission agent.Permission                 // the tool policy, asking the client in --permission-mode ask
+	memory     map[*rpc.Session]*session.Memory // the entries of sessions kept in memory
 }
 
 // askClient asks the client a yes-or-no question (a confirm dialog); no answer is no.
@@ -94,12 +83,12 @@ func (h *rpcHost) askClient(ctx context.Context, question string) (bool, error) 
 	return a.Confirmed, err
 }
 
-func (h *rpcHost) Cwd() string     { return h.cwd }
+func (h *rpcHost) Cwd() string     { return h.plan.cwd }
 func (h *rpcHost) Warn(msg string) { fmt.Fprintf(h.streams.Err, "warning: %s\n", msg) }
 
 // StartSession opens the session of the flags: new, --resume, --continue or --fork.
 func (h *rpcHost) StartSession() (*rpc.Session, error) {
-	rs, err := h.c.openSession(h.streams, h.cwd)
+	rs, err := h.c.openSession(h.streams, h.plan)
 	if err != nil {
 		return nil, err
 	}
@@ -107,24 +96,28 @@ func (h *rpcHost) StartSession() (*rpc.Session, error) {
 	return h.wrap(rs, mem), nil
 }
 
-// NewSession opens a fresh session, naming parent as its parentSession.
-func (h *rpcHost) NewSession(parent string) (*rpc.Session, error) {
-	rs := &runSession{regDir: registryDir(h.streams)}
-	rs.Header = &codec.Header{Version: session.Version, ID: session.NewID(), Timestamp: session.NowISO(time.Now()),
-		Cwd: h.cwd, ParentSession: parent}
+// open opens a session of src after the first, as the flags say (in memory with
+// --no-session), and registers it.
+func (h *rpcHost) open(src *control.Source, parent string) (*rpc.Session, error) {
+	s, err := src.Open(control.OpenOptions{Dir: h.c.sessionDir(h.streams), Cwd: h.plan.cwd, Memory: h.c.NoSession,
+		Parent: parent, Rewrite: h.plan.redaction.sessionLines(), Warn: func(path, w string) { h.Warn(path + ": " + w) }})
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the session file: %v", err)
+	}
+	run, err := control.Start(registryDir(h.streams), s.Header.ID, h.plan.cwd, s.File, nil)
+	if err != nil {
+		h.Warn("cannot register the session, so list, stop, send and attach will not find it: " + err.Error())
+	}
 	var mem *session.Memory
 	if h.c.NoSession {
-		mem = session.NewMemory()
-		rs.Store = mem
-	} else {
-		f, err := session.Create(h.c.sessionDir(h.streams), *rs.Header)
-		if err != nil {
-			return nil, fmt.Errorf("cannot create the session file: %v", err)
-		}
-		rs.Store, rs.entry.Session = f, f.Path()
+		mem, _ = s.Store.(*session.Memory)
 	}
-	h.register(rs)
-	return h.wrap(rs, mem), nil
+	return h.wrap(&runSession{Session: s, Run: run}, mem), nil
+}
+
+// NewSession opens a fresh session, naming parent as its parentSession.
+func (h *rpcHost) NewSession(parent string) (*rpc.Session, error) {
+	return h.open(&control.Source{Choice: control.Choice{Kind: control.KindNew, ID: session.NewID()}}, parent)
 }
 
 // SwitchSession continues the saved session at path, or the one a session id names.
@@ -143,21 +136,14 @@ func (h *rpcHost) SwitchSession(path string) (*rpc.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !sameDir(hd.Cwd, h.cwd) {
-		return nil, fmt.Errorf("session %s belongs to %s, not to this directory (%s)", hd.ID, hd.Cwd, h.cwd)
+	if !control.SameDir(hd.Cwd, h.plan.cwd) {
+		return nil, fmt.Errorf("session %s belongs to %s, not to this directory (%s)", hd.ID, hd.Cwd, h.plan.cwd)
 	}
-	rs := &runSession{regDir: registryDir(h.streams)}
-	f, l, err := session.Resume(path)
+	src, err := control.Choice{Kind: control.KindResume, ID: hd.ID, Path: path}.Load(registryDir(h.streams))
 	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(rs.openError(hd.ID, err).Error(), "error: "))
+		return nil, err
 	}
-	for _, w := range l.Warnings {
-		h.Warn(path + ": " + w)
-	}
-	hdr := l.Header
-	rs.Header, rs.Store, rs.History, rs.HistoryIDs, rs.entry.Session = &hdr, f, l.Context(), l.ContextEntryIDs(), f.Path()
-	h.register(rs)
-	return h.wrap(rs, nil), nil
+	return h.open(src, "")
 }
 
 // ForkSession copies the chain of from, up to the entry before, into a new session.
@@ -177,24 +163,7 @@ func (h *rpcHost) ForkSession(from *rpc.Session, before string) (*rpc.Session, e
 		}
 		parent = &cut
 	}
-	rs := &runSession{regDir: registryDir(h.streams)}
-	rs.Header = &codec.Header{Version: session.Version, ID: session.NewID(), Timestamp: session.NowISO(time.Now()),
-		Cwd: h.cwd, ParentSession: from.Header.ID}
-	var mem *session.Memory
-	if h.c.NoSession {
-		// A memory session starts empty: the copied conversation is its context.
-		mem = session.NewMemory()
-		rs.Store = mem
-	} else {
-		f, err := session.CreateFork(h.c.sessionDir(h.streams), *rs.Header, parent, h.c.RedactFlags.sessionLines())
-		if err != nil {
-			return nil, fmt.Errorf("cannot create the session file: %v", err)
-		}
-		rs.Store, rs.entry.Session = f, f.Path()
-	}
-	rs.History, rs.HistoryIDs = parent.Context(), parent.ContextEntryIDs()
-	h.register(rs)
-	return h.wrap(rs, mem), nil
+	return h.open(control.Fork(parent), "")
 }
 
 // loaded reads the chain of a session: its file, or its entries in memory.
@@ -225,40 +194,23 @@ func (h *rpcHost) Entries(s *rpc.Session) ([]session.Entry, error) {
 	return out, nil
 }
 
-// register lists a session opened after the first in the run registry.
-func (h *rpcHost) register(rs *runSession) {
-	if err := rs.register(h.cwd); err != nil {
-		h.Warn("cannot register the session, so list, stop, send and attach will not find it: " + err.Error())
-	}
-}
-
 // wrap turns the run's session into the server's: the store records the model, and a
 // registered session gets an events file that `attach` follows.
 func (h *rpcHost) wrap(rs *runSession, mem *session.Memory) *rpc.Session {
-	rs.Store = h.c.RedactFlags.store(rs.Store)
-	rs.Store.AppendModelChange(h.model.Provider, h.model.ID)
-	rs.Store.AppendThinkingLevel(h.c.Thinking)
-	s := &rpc.Session{Header: rs.Header, Store: rs.Store, History: rs.History, HistoryIDs: rs.HistoryIDs,
-		File: rs.entry.Session, Manage: rs.Manage}
-	rs.deliver = h.srv.Deliver // `send` to an idle session starts a run
-	var events *os.File
-	if rs.server != nil {
-		f, err := os.OpenFile(control.EventsPath(rs.regDir, rs.Header.ID), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			h.Warn("cannot write the stream for attach: " + err.Error())
-		} else {
-			events, s.Events = f, f
-			os.Remove(control.ExitPath(rs.regDir, rs.Header.ID))
-		}
+	store := h.plan.redaction.store(rs.Store)
+	store.AppendModelChange(h.plan.model.Provider, h.plan.model.ID)
+	store.AppendThinkingLevel(h.c.Thinking)
+	s := &rpc.Session{Header: rs.Header, Store: store, History: rs.History, HistoryIDs: rs.HistoryIDs, File: rs.File,
+		Manage: func(ctx context.Context, ag *agent.Agent) context.Context { return rs.Manage(ctx, ag) }}
+	rs.Deliver = h.srv.Deliver // `send` to an idle session starts a run
+	if events, err := rs.OpenEvents(); err != nil {
+		h.Warn("cannot write the stream for attach: " + err.Error())
+	} else if events != nil {
+		s.Events = events
 	}
 	s.Close = func(code int, reason string) error {
-		err := rs.Store.Close()
-		if events != nil {
-			events.Close()
-			// The exit record comes before the registry entry goes, as for a detached run.
-			control.WriteExit(rs.regDir, rs.Header.ID, control.Exit{Code: code, Error: reason})
-		}
-		rs.unregister()
+		err := store.Close()
+		rs.End(code, reason) // the exit record comes before the registry entry goes, as for a detached run
 		delete(h.memory, s)
 		return err
 	}
@@ -270,39 +222,29 @@ func (h *rpcHost) wrap(rs *runSession, mem *session.Memory) *rpc.Session {
 
 // NewAgent builds the agent of a session, with the run flags' configuration.
 func (h *rpcHost) NewAgent(s *rpc.Session, emit func(codec.Event) error) *agent.Agent {
-	c := h.c
-	// The session's own tools: their full outputs go to the session's folder.
-	toolOpts := c.toolOptions(h.streams, h.cwd, s.Header.ID)
-	toolset, _ := c.toolset(toolOpts)
-	cfg := c.LongRunFlags.apply(agent.Config{
-		Provider: h.prov, Model: h.model, Tools: toolset, SystemPrompt: h.systemPrompt,
-		ThinkingLevel: c.Thinking, Store: s.Store, Emit: emit, Permission: h.permission,
-		CheckAnswer:     c.SchemaFlags.checkAnswer(),
-		Retry:           agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay},
-		HistoryEntryIDs: s.HistoryIDs,
-	}, h.cwd)
-	cfg.Gates.Tools = toolOpts
+	cfg := h.c.agentConfig(h.streams, h.plan, s.Header.ID, agent.Config{
+		Store: s.Store, Emit: emit, Permission: h.permission, HistoryEntryIDs: s.HistoryIDs,
+	})
 	return agent.New(cfg, s.History)
 }
 
 // Chain is the output chain of --mode json: the header, redaction, the delta form.
 func (h *rpcHost) Chain(hd codec.Header) stages.Stage {
-	redact, _ := h.c.RedactFlags.stage(h.streams, h.keys) // checked at start
-	return stages.NewOutput(stages.OutputOptions{Header: hd, Redact: redact, Deltas: h.c.JSONDeltas})
+	return h.c.outputChain(h.plan, hd)
 }
 
 // Models are the models whose provider has a key, and the scripted model in use.
 func (h *rpcHost) Models() []rpc.ModelInfo {
 	var out []rpc.ModelInfo
-	if h.model.Provider == provider.APIScript {
-		out = append(out, rpc.ModelInfo{Model: h.model})
+	if h.plan.model.Provider == provider.APIScript {
+		out = append(out, rpc.ModelInfo{Model: h.plan.model})
 	}
-	reg, err := provider.LoadRegistry(modelsPath(h.streams), h.streams.Getenv)
+	reg, err := h.plan.models.registry()
 	if err != nil {
 		return out
 	}
 	for _, p := range reg.Providers {
-		if _, err := p.Key(h.streams.Getenv); err != nil && !(h.c.APIKey != "" && p.Name == h.model.Provider) {
+		if _, err := p.Key(h.streams.Getenv); err != nil && !(h.c.APIKey != "" && p.Name == h.plan.model.Provider) {
 			continue
 		}
 		for _, m := range p.Models {
@@ -317,11 +259,10 @@ func (h *rpcHost) Models() []rpc.ModelInfo {
 func (h *rpcHost) ResolveModel(providerName, id string) (provider.Model, provider.Provider, error) {
 	f := h.c.ModelFlags
 	f.Model, f.Provider = id, providerName
-	if providerName == provider.APIScript && h.model.Provider == provider.APIScript && id == h.model.ID {
-		return h.model, h.prov, nil
+	if providerName == provider.APIScript && h.plan.model.Provider == provider.APIScript && id == h.plan.model.ID {
+		return h.plan.model, h.plan.prov, nil
 	}
-	quiet := *h.streams
-	m, p, err := f.resolve(&quiet, "")
+	m, p, err := f.resolve(h.streams, h.plan.models, "")
 	if err != nil {
 		return provider.Model{}, nil, errors.New(strings.TrimPrefix(err.Error(), "error: "))
 	}
@@ -330,7 +271,7 @@ func (h *rpcHost) ResolveModel(providerName, id string) (provider.Model, provide
 
 // BaseURL is where a provider's server is.
 func (h *rpcHost) BaseURL(providerName string) string {
-	reg, err := provider.LoadRegistry(modelsPath(h.streams), h.streams.Getenv)
+	reg, err := h.plan.models.registry()
 	if err != nil {
 		return ""
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,10 +37,7 @@ func (f SessionDirFlag) check(streams *IO) error {
 }
 
 func (f SessionDirFlag) dir(streams *IO) string {
-	if f.SessionDir != "" {
-		return f.SessionDir
-	}
-	return filepath.Join(homeDir(streams), "sessions")
+	return cmp.Or(f.SessionDir, defaultSessionDir(streams))
 }
 
 // SessionsListCmd is `sessions list`.
@@ -92,7 +90,7 @@ func (c *SessionsListCmd) Run(streams *IO) error {
 	}
 	var rows []sessionListing
 	for _, in := range infos {
-		if !c.All && !sameDir(in.Cwd, cwd) {
+		if !c.All && !control.SameDir(in.Cwd, cwd) {
 			continue
 		}
 		status := in.Status
@@ -193,9 +191,9 @@ func (c *SessionsShowCmd) Run(streams *IO) error {
 		return Fail(ExitUsage, "--json-deltas requires --events")
 	}
 	dir := c.dir(streams)
-	path, err := session.Find(dir, c.ID)
+	path, err := control.FindSaved(dir, c.ID)
 	if err != nil {
-		return findError(err, dir)
+		return Wrap(ExitUsage, err)
 	}
 	l, err := session.Read(path)
 	if err != nil {
@@ -241,9 +239,9 @@ func (c *SessionsRmCmd) Run(streams *IO) error {
 		return err
 	}
 	dir := c.dir(streams)
-	path, err := session.Find(dir, c.ID)
+	path, err := control.FindSaved(dir, c.ID)
 	if err != nil {
-		return findError(err, dir)
+		return Wrap(ExitUsage, err)
 	}
 	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	locked, err := session.Locked(path)

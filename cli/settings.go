@@ -221,26 +221,33 @@ func setFlag(f *kong.Flag, v reflect.Value) error {
 	return nil
 }
 
+// settled is what the settings files add to a run's flags besides their values: where each
+// setting came from, and the settings' model, which is only a default (a resumed session
+// keeps its own model).
+type settled struct {
+	sources settingSources
+	model   string
+}
+
 // settle fills in the run flags the command line does not give from the settings files,
 // then checks the combination again.
-func (c *RunCmd) settle(streams *IO, kctx *kong.Context) error {
+func (c *RunCmd) settle(streams *IO, kctx *kong.Context) (settled, error) {
 	cwd, err := c.workDir()
 	if err != nil {
-		return err
+		return settled{}, err
 	}
 	sources, err := applySettings(streams, cwd, kctx)
 	if err != nil {
-		return err
+		return settled{}, err
 	}
-	c.PolicyFlags.sources = sources
-	// The settings' model is a default: a resumed session keeps its own model.
+	s := settled{sources: sources}
 	if from := sources["model"]; from != "" && from != "flag" {
-		c.settingsModel, c.Model = c.Model, ""
+		s.model, c.Model = c.Model, ""
 	}
 	if err := c.Validate(); err != nil {
-		return Fail(ExitUsage, err.Error())
+		return settled{}, Fail(ExitUsage, err.Error())
 	}
-	return nil
+	return s, nil
 }
 
 // checkSetting checks what a flag's own parsing would catch later without naming the file:

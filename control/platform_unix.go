@@ -20,3 +20,9 @@ func processExists(pid int) bool {
 }
 
 func socketsSupported() error { return nil }
+
+// newSessionAttr starts the background process of a detached run in a session of its own,
+// so that it outlives the terminal.
+func newSessionAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+func closeOnExec(fd int) { syscall.CloseOnExec(fd) }

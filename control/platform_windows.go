@@ -5,6 +5,7 @@ package control
 import (
 	"errors"
 	"os"
+	"syscall"
 )
 
 // ErrUnsupported is why running sessions cannot be controlled on Windows: the control
@@ -23,3 +24,11 @@ func processExists(pid int) bool {
 }
 
 func socketsSupported() error { return ErrUnsupported }
+
+func newSessionAttr() *syscall.SysProcAttr { return nil }
+
+func closeOnExec(int) {}
+
+func redirectFD(*os.File, int) error {
+	return errors.New("redirecting a descriptor is not supported on Windows")
+}

@@ -1,5 +1,9 @@
-// Package control is the run registry and the control channel of running sessions. Each
-// run registers itself as <dir>/<id> (dir is <home>/run): a small JSON file naming its
+// Package control is the machinery of running sessions: the session a run writes (Choose,
+// Load, Open), the run registry and the control channel (Run), detached runs (Resident) and
+// attach (Follow). It decides no exit status: the command line wires it and gives its
+// errors their statuses.
+//
+// Each run registers itself as <dir>/<id> (dir is <home>/run): a small JSON file naming its
 // process, its working directory, its lifetime and a unix socket on which it takes
 // requests (stop, send, status) as JSON lines. An entry is removed when its run ends;
 // entries of processes that died without removing theirs are removed by whoever reads them.
