@@ -209,6 +209,22 @@ func FuzzValid(f *testing.F) {
 	})
 }
 
+// Values are validated to any depth up to maxDepth.
+func TestValidDeep(t *testing.T) {
+	for _, depth := range []int{1, 63, 64, 65, 200, maxDepth - 1, maxDepth + 1} {
+		for _, open := range []string{"[", `{"a":`, `[{"k":0,"a":`} {
+			closer := map[string]string{"[": "]", `{"a":`: "}", `[{"k":0,"a":`: "}]"}[open]
+			b := []byte(strings.Repeat(open, depth) + `"x"` + strings.Repeat(closer, depth))
+			if got, want := Valid(b), json.Valid(b) && depth*len(closer) <= maxDepth; got != want {
+				t.Errorf("depth %d of %s: Valid = %v, want %v", depth, open, got, want)
+			}
+			if Valid(b[:len(b)-1]) {
+				t.Errorf("depth %d of %s: Valid without the last bracket", depth, open)
+			}
+		}
+	}
+}
+
 // FuzzLineReader: any input splits into the same lines as a plain split on LF.
 func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("a\nb\r\n\r\n"), uint16(3))
@@ -240,6 +256,8 @@ func FuzzIndex(f *testing.F) {
 	f.Add([]byte(`{"type":"message_update","messageId":3,"assistantMessageEvent":{"type":"x"},"message":{},"type":"dup"}`))
 	f.Add([]byte(` { "a" : [1, {"b":"\"}"}] , "message" : "m" } `))
 	f.Add([]byte(`{"a":1,}`))
+	f.Add([]byte(`{"a":{"b":1,"c":[{"d":2,"d":3}]},"type":"t"}`))
+	f.Add([]byte(`{"a\u0062":1,"ab":2,"e":"\/","type":1,"type":2}`))
 	keys := []string{"type", "messageId", "assistantMessageEvent", "message", "a"}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var ix Index
@@ -261,7 +279,39 @@ func FuzzIndex(f *testing.F) {
 				t.Fatalf("%s: index %+v, scan %+v", keys[i], got[i], want[i])
 			}
 		}
+		if ix.Type() != want[0] {
+			t.Fatalf("type: index %+v, scan %+v", ix.Type(), want[0])
+		}
+		if ix.Unambiguous() {
+			EachAmbiguity(line, func(a Ambiguity) bool {
+				t.Fatalf("said unambiguous, but %s", a)
+				return false
+			})
+		}
 	})
+}
+
+// The index tells lines without duplicate keys or lone surrogates from the others without
+// walking them, and never calls an ambiguous line unambiguous.
+func TestIndexUnambiguous(t *testing.T) {
+	for line, want := range map[string]bool{
+		`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"a\nb"}}`: true,
+		`{"a":1,"b":[{"c":1,"d":2},{"c":3,"d":4}],"e":{"f":{"g":null}}}`:                                                        true,
+		`{"a":1,"b":2,"a":3}`:                false,
+		`{"a":{"b":[{"c":1,"c":2}]}}`:        false,
+		`{"a\u0062":1}`:                      false, // a \u escape: walked
+		`{"a/":1,"a\/":2}`:                   false,
+		`{"t":"\ud800"}`:                     false,
+		`{"x":[1,2],"y":{"x":1},"z":"x\\y"}`: true,
+	} {
+		var ix Index
+		if err := CheckObjectIndexed([]byte(line), &ix); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if got := ix.Unambiguous(); got != want {
+			t.Errorf("%s: Unambiguous() = %v, want %v", line, got, want)
+		}
+	}
 }
 
 // FuzzSkipValue: on valid JSON, SkipValue crosses exactly one value, and Elem finds the

@@ -31,13 +31,34 @@ func specials(v uint64) uint64 {
 // Valid reports whether b is exactly one JSON value, with optional surrounding white space,
 // in valid UTF-8.
 func Valid(b []byte) bool {
-	i, ok := validValue(b, SkipSpace(b, 0), 0)
+	var notes scanNotes
+	i, ok := validValue(b, SkipSpace(b, 0), 0, &notes)
 	return ok && SkipSpace(b, i) == len(b)
 }
 
 const maxDepth = 10000
 
-func validValue(b []byte, i, depth int) (int, bool) {
+// scanNotes is what validation notices on the way at no extra cost.
+type scanNotes struct {
+	// sameKeys: two keys of one object have the same fingerprint (keyBit), so the value may
+	// have a duplicate key. False means it has none.
+	sameKeys bool
+}
+
+// keyBit is a fingerprint of an object key (its raw body): one bit of 64, chosen from its
+// length and its first and last bytes. Equal keys have equal bits; an object whose keys'
+// bits are all different has no duplicate key.
+func keyBit(key []byte) uint64 {
+	h := uint(len(key)) * 0x9e
+	if len(key) > 0 {
+		h += uint(key[0])*0x3b + uint(key[len(key)-1])*0x11
+	}
+	return 1 << ((h ^ h>>6) & 63)
+}
+
+// validValue checks the value at i and returns the index after it. Values inside
+// containers are crossed without a call when they are strings, the most common kind.
+func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 	if i >= len(b) {
 		return i, false
 	}
@@ -52,23 +73,39 @@ func validValue(b []byte, i, depth int) (int, bool) {
 		if i < len(b) && b[i] == '}' {
 			return i + 1, true
 		}
+		var keys uint64 // the keyBits of the keys so far
 		for {
 			if i >= len(b) || b[i] != '"' {
 				return i, false
 			}
+			keyStart := i + 1
 			var ok bool
-			if i, ok = validString(b, i+1); !ok {
+			if i, ok = validString(b, keyStart); !ok {
 				return i, false
 			}
-			i = SkipSpace(b, i)
-			if i >= len(b) || b[i] != ':' {
+			bit := keyBit(b[keyStart : i-1])
+			notes.sameKeys = notes.sameKeys || keys&bit != 0
+			keys |= bit
+			if i < len(b) && b[i] == ':' {
+				i++
+			} else if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
+				return i, false
+			} else {
+				i++
+			}
+			if i < len(b) && b[i] == '"' {
+				i, ok = validString(b, i+1)
+			} else {
+				i, ok = validValue(b, SkipSpace(b, i), depth+1, notes)
+			}
+			if !ok {
 				return i, false
 			}
-			if i, ok = validValue(b, SkipSpace(b, i+1), depth+1); !ok {
-				return i, false
+			if i < len(b) && b[i] == ',' {
+				i = SkipSpace(b, i+1)
+				continue
 			}
-			i = SkipSpace(b, i)
-			if i >= len(b) {
+			if i = SkipSpace(b, i); i >= len(b) {
 				return i, false
 			}
 			if b[i] == '}' {
@@ -89,11 +126,19 @@ func validValue(b []byte, i, depth int) (int, bool) {
 		}
 		for {
 			var ok bool
-			if i, ok = validValue(b, i, depth+1); !ok {
+			if i < len(b) && b[i] == '"' {
+				i, ok = validString(b, i+1)
+			} else {
+				i, ok = validValue(b, i, depth+1, notes)
+			}
+			if !ok {
 				return i, false
 			}
-			i = SkipSpace(b, i)
-			if i >= len(b) {
+			if i < len(b) && b[i] == ',' {
+				i = SkipSpace(b, i+1)
+				continue
+			}
+			if i = SkipSpace(b, i); i >= len(b) {
 				return i, false
 			}
 			if b[i] == ']' {
@@ -104,6 +149,16 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			}
 			i = SkipSpace(b, i+1)
 		}
+	}
+	return validScalar(b, i)
+}
+
+// validScalar checks the number, true, false or null at i and returns the index after it.
+func validScalar(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
 	case c == '-' || (c >= '0' && c <= '9'):
 		// Most numbers are plain integers ended by a comma or a bracket: no second pass.
 		j := i
@@ -134,7 +189,59 @@ func validValue(b []byte, i, depth int) (int, bool) {
 
 // validString checks a string body starting at i (after the opening quote) and returns the
 // index after the closing quote.
+//
+// Most strings of a stream are short ASCII keys and values ("type", "text_delta", a few
+// words of a delta, text with escaped line breaks): they are crossed a word at a time with
+// one test that stops at any byte needing a closer look (a quote, a backslash, a control
+// character or a byte of a multi-byte character), escapes checked in place. A string that
+// goes on plain for longer, or holds multi-byte characters, is handed to validStringRun,
+// which crosses long runs faster and checks UTF-8 a run at a time.
 func validString(b []byte, i int) (int, bool) {
+	plain := 0 // bytes crossed since the last escape
+	for {
+		var v uint64
+		switch {
+		case i+8 <= len(b):
+			v = binary.LittleEndian.Uint64(b[i:])
+		case len(b) >= 8 && i < len(b):
+			// The line's last bytes: the word that ends the line, shifted down to start at i.
+			// The zero bytes shifted in count as control characters, so a string that does
+			// not end before them stops there.
+			v = binary.LittleEndian.Uint64(b[len(b)-8:]) >> ((8 - (len(b) - i)) * 8)
+		default:
+			return validStringRun(b, i)
+		}
+		if m := specials(v) | v&msb; m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if i >= len(b) {
+				return i, false
+			}
+			switch c := b[i]; {
+			case c == '"':
+				return i + 1, true
+			case c == '\\':
+				var ok bool
+				if i, ok = validEscape(b, i); !ok {
+					return i, false
+				}
+				plain = 0
+				continue
+			case c >= utf8.RuneSelf:
+				return validStringRun(b, i)
+			}
+			return i, false // a control character
+		}
+		i += 8
+		if plain += 8; plain >= 32 {
+			return validStringRun(b, i)
+		}
+	}
+}
+
+// validStringRun is validString for a body of any length and content, from i (the start of
+// a character) on: runs of plain characters are crossed 8 and then 32 bytes at a time, their
+// UTF-8 checked a run at a time.
+func validStringRun(b []byte, i int) (int, bool) {
 	run := i // start of the run of plain characters being crossed
 	var high uint64
 	for {
