@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 func readAll(t testing.TB, r io.Reader) (lines []string, numbers []int) {
@@ -439,5 +442,22 @@ func TestBatchWriterWritesOnFlush(t *testing.T) {
 	bw.Flush()
 	if !bytes.HasSuffix(w.Bytes(), append(append([]byte("x\n"), big...), '\n')) {
 		t.Fatal("big line out of order")
+	}
+}
+
+// Member.Int reads plain digits itself and leaves the rest to strconv and gjson, with the
+// same results as before it did.
+func TestMemberInt(t *testing.T) {
+	for _, raw := range []string{"0", "7", "42", "123456789012345678", "1234567890123456789", "9223372036854775807",
+		"99999999999999999999", "-1", "-0", "1.5", "1e3", "-2.5e2", `"12"`, "null", "true", "0.0"} {
+		obj := []byte(`{"n":` + raw + `}`)
+		m := Find(obj, "n")
+		want, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			want = gjson.Parse(raw).Int()
+		}
+		if got := m.Int(obj); got != want {
+			t.Errorf("Int(%s) = %d, want %d", raw, got, want)
+		}
 	}
 }

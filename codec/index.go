@@ -137,7 +137,7 @@ func (ix *Index) FindEach(keys []string, found []Member) {
 	clear(found)
 	for j, k := range ix.keys {
 		for i, key := range keys {
-			if string(k) == key {
+			if len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && string(k) == key {
 				found[i] = ix.members[j]
 				break
 			}
