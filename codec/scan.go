@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A small JSON scanner tuned for the stream's lines, where most bytes sit inside long
@@ -18,6 +19,12 @@ const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
 )
+
+// word is the 8 bytes of b from i on, the first in the low byte; the caller has checked
+// that i+8 <= len(b), so the load is made without a second check.
+func word(b []byte, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i)), 8))
+}
 
 // specials marks, with the high bit of its byte, each byte of v that is '"', '\\' or a
 // control character (< 0x20); bytes >= 0x80 are not marked. A mark may be wrong only above a
@@ -202,12 +209,12 @@ func validString(b []byte, i int) (int, bool) {
 		var v uint64
 		switch {
 		case i+8 <= len(b):
-			v = binary.LittleEndian.Uint64(b[i:])
+			v = word(b, i)
 		case len(b) >= 8 && i < len(b):
 			// The line's last bytes: the word that ends the line, shifted down to start at i.
 			// The zero bytes shifted in count as control characters, so a string that does
 			// not end before them stops there.
-			v = binary.LittleEndian.Uint64(b[len(b)-8:]) >> ((8 - (len(b) - i)) * 8)
+			v = word(b, len(b)-8) >> ((8 - (len(b) - i)) * 8)
 		default:
 			return validStringRun(b, i)
 		}
@@ -249,7 +256,7 @@ func validStringRun(b []byte, i int) (int, bool) {
 		// and 32 at a time once a run is longer than 8 (most strings are short).
 		for {
 			if i+8 <= len(b) {
-				v := binary.LittleEndian.Uint64(b[i:])
+				v := word(b, i)
 				if m := specials(v); m != 0 {
 					skip := bits.TrailingZeros64(m) >> 3
 					high |= v & (1<<(skip<<3) - 1)
@@ -259,10 +266,10 @@ func validStringRun(b []byte, i int) (int, bool) {
 				high |= v
 				i += 8
 				for i+32 <= len(b) {
-					v0 := binary.LittleEndian.Uint64(b[i:])
-					v1 := binary.LittleEndian.Uint64(b[i+8:])
-					v2 := binary.LittleEndian.Uint64(b[i+16:])
-					v3 := binary.LittleEndian.Uint64(b[i+24:])
+					v0 := word(b, i)
+					v1 := word(b, i+8)
+					v2 := word(b, i+16)
+					v3 := word(b, i+24)
 					if specials(v0)|specials(v1)|specials(v2)|specials(v3) != 0 {
 						break
 					}
