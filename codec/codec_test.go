@@ -294,6 +294,33 @@ func FuzzIndex(f *testing.F) {
 	})
 }
 
+// collidingKeys is an object of n distinct keys with the same fingerprint, its last key
+// repeating its first when dup is set.
+func collidingKeys(t *testing.T, n int, dup bool) string {
+	var keys []string
+	want := keyBit([]byte("k0"))
+	for i := 0; len(keys) < n; i++ {
+		if k := "k" + strconv.Itoa(i); keyBit([]byte(k)) == want {
+			keys = append(keys, k)
+		}
+		if i > 1e6 {
+			t.Fatal("no colliding keys found")
+		}
+	}
+	if dup {
+		keys[n-1] = keys[0]
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"` + k + `":` + strconv.Itoa(i))
+	}
+	return b.String() + "}"
+}
+
 // The index tells lines without duplicate keys or lone surrogates from the others without
 // walking them, and never calls an ambiguous line unambiguous.
 func TestIndexUnambiguous(t *testing.T) {
@@ -306,6 +333,12 @@ func TestIndexUnambiguous(t *testing.T) {
 		`{"a/":1,"a\/":2}`:                   false,
 		`{"t":"\ud800"}`:                     false,
 		`{"x":[1,2],"y":{"x":1},"z":"x\\y"}`: true,
+		// Keys whose fingerprints collide are compared: different keys, no duplicate.
+		collidingKeys(t, maxKeyChecks+1, false):                 true,
+		collidingKeys(t, maxKeyChecks+1, true):                  false,
+		`{"o":` + collidingKeys(t, maxKeyChecks+1, false) + `}`: true,
+		`{"o":` + collidingKeys(t, maxKeyChecks+1, true) + `}`:  false,
+		`{"o":` + collidingKeys(t, maxKeyChecks+2, false) + `}`: false, // too many to compare: walked
 	} {
 		var ix Index
 		if err := CheckObjectIndexed([]byte(line), &ix); err != nil {

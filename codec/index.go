@@ -44,6 +44,7 @@ func indexObject(b []byte, ix *Index) bool {
 		return SkipSpace(b, i+1) == len(b)
 	}
 	var keys uint64 // keyBits of the keys so far
+	checks := 0     // of keys whose bit was taken (see maxKeyChecks)
 	for {
 		if i >= len(b) || b[i] != '"' {
 			return false
@@ -55,7 +56,13 @@ func indexObject(b []byte, ix *Index) bool {
 		}
 		key := b[keyStart+1 : i-1]
 		bit := keyBit(key)
-		ix.notes.sameKeys = ix.notes.sameKeys || keys&bit != 0
+		if keys&bit != 0 && !ix.notes.sameKeys {
+			ix.notes.sameKeys = checks == maxKeyChecks
+			for _, k := range ix.keys {
+				ix.notes.sameKeys = ix.notes.sameKeys || string(k) == string(key)
+			}
+			checks++
+		}
 		keys |= bit
 		if string(key) == "type" {
 			ix.typ = len(ix.members)

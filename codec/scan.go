@@ -47,8 +47,8 @@ const maxDepth = 10000
 
 // scanNotes is what validation notices on the way at no extra cost.
 type scanNotes struct {
-	// sameKeys: two keys of one object have the same fingerprint (keyBit), so the value may
-	// have a duplicate key. False means it has none.
+	// sameKeys: an object may have a key twice as written (two of its keys were found equal,
+	// or too many of them shared fingerprints to compare them all). False means none has.
 	sameKeys bool
 }
 
@@ -61,6 +61,22 @@ func keyBit(key []byte) uint64 {
 		h += uint(key[0])*0x3b + uint(key[len(key)-1])*0x11
 	}
 	return 1 << ((h ^ h>>6) & 63)
+}
+
+// maxKeyChecks is how many keys of one object whose fingerprint is taken are compared with
+// the keys before them; past that the object counts as having a duplicate (the ambiguity walk
+// then tells), so that an object of many keys costs no more than linear time.
+const maxKeyChecks = 4
+
+// hasKeyBefore reports whether the object at b[obj] has a member with the raw key key among
+// those before b[end].
+func hasKeyBefore(b []byte, obj, end int, key []byte) bool {
+	found := false
+	EachMember(b[obj:end], func(k []byte, _ Member) bool {
+		found = bytes.Equal(k, key)
+		return !found
+	})
+	return found
 }
 
 // validValue checks the value at i and returns the index after it. Values inside
@@ -76,11 +92,13 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 		if depth >= maxDepth {
 			return i, false
 		}
+		obj := i
 		i = SkipSpace(b, i+1)
 		if i < len(b) && b[i] == '}' {
 			return i + 1, true
 		}
 		var keys uint64 // the keyBits of the keys so far
+		checks := 0     // of keys whose bit was taken
 		for {
 			if i >= len(b) || b[i] != '"' {
 				return i, false
@@ -91,7 +109,10 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 				return i, false
 			}
 			bit := keyBit(b[keyStart : i-1])
-			notes.sameKeys = notes.sameKeys || keys&bit != 0
+			if keys&bit != 0 && !notes.sameKeys {
+				notes.sameKeys = checks == maxKeyChecks || hasKeyBefore(b, obj, keyStart-1, b[keyStart:i-1])
+				checks++
+			}
 			keys |= bit
 			if i < len(b) && b[i] == ':' {
 				i++
