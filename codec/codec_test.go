@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -429,6 +430,42 @@ func FuzzValidString(f *testing.F) {
 
 // Lines longer than the read buffer are gathered in pieces and handed out whole, whatever
 // their size relative to the buffer and pieces, and the reader goes on after them.
+func TestLineReaderLongLinesFromFile(t *testing.T) {
+	// A file is read ahead to size its long lines: the same lines as from a pipe, and the
+	// reader goes on after them (mid-file and at the end, with and without a last LF).
+	long := bytes.Repeat([]byte("0123456789"), 3*readSize/10+1)
+	var in bytes.Buffer
+	in.WriteString("short\n")
+	in.Write(long)
+	in.WriteString("\r\nafter\n")
+	in.Write(long[:readSize+3])
+	want := []string{"short", string(long), "after", string(long[:readSize+3])}
+	for _, lastLF := range []bool{false, true} {
+		data := in.Bytes()
+		if lastLF {
+			data = append(bytes.Clone(data), '\n')
+		}
+		name := t.TempDir() + "/lines"
+		if err := os.WriteFile(name, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := readAll(t, f)
+		f.Close()
+		if len(got) != len(want) {
+			t.Fatalf("%d lines, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("line %d: %d bytes, want %d", i+1, len(got[i]), len(want[i]))
+			}
+		}
+	}
+}
+
 func TestLineReaderLongLines(t *testing.T) {
 	for _, n := range []int{readSize/2 - 1, readSize/2 + 1, readSize - 1, readSize, readSize + 1, 3*readSize + 7, maxPiece + 1, 5 * maxPiece} {
 		long := bytes.Repeat([]byte("0123456789"), n/10+1)[:n]
