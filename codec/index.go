@@ -77,6 +77,8 @@ func indexObject(b []byte, ix *Index) bool {
 		valStart := SkipSpace(b, i)
 		if valStart < len(b) && b[valStart] == '"' {
 			i, ok = validString(b, valStart+1)
+		} else if end := plainInt(b, valStart); end > valStart {
+			i, ok = end, true
 		} else {
 			i, ok = validValue(b, valStart, 1, &ix.notes)
 		}

@@ -123,6 +123,8 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 			}
 			if i < len(b) && b[i] == '"' {
 				i, ok = validString(b, i+1)
+			} else if end := plainInt(b, i); end > i {
+				i, ok = end, true
 			} else {
 				i, ok = validValue(b, SkipSpace(b, i), depth+1, notes)
 			}
@@ -156,6 +158,8 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 			var ok bool
 			if i < len(b) && b[i] == '"' {
 				i, ok = validString(b, i+1)
+			} else if end := plainInt(b, i); end > i {
+				i, ok = end, true
 			} else {
 				i, ok = validValue(b, i, depth+1, notes)
 			}
@@ -179,6 +183,23 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 		}
 	}
 	return validScalar(b, i)
+}
+
+// plainInt returns the end of the plain integer at i (digits without a sign, fraction,
+// exponent or leading zero) when a comma or closing bracket follows it, else i: the ids and
+// indexes of most lines, crossed without a call.
+func plainInt(b []byte, i int) int {
+	j := i
+	for j < len(b) && b[j]-'0' <= 9 {
+		j++
+	}
+	if j == i || j >= len(b) || (b[i] == '0' && j > i+1) {
+		return i
+	}
+	if c := b[j]; c == ',' || c == '}' || c == ']' {
+		return j
+	}
+	return i
 }
 
 // validScalar checks the number, true, false or null at i and returns the index after it.
