@@ -322,6 +322,82 @@ func collidingKeys(t *testing.T, n int, dup bool) string {
 	return b.String() + "}"
 }
 
+// FuzzIndexNextLine: an index that resumes after the members a line shares with the line
+// before (the same bytes at its start) finds what a fresh index finds.
+func FuzzIndexNextLine(f *testing.F) {
+	update := `{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","delta":"a"}}`
+	for _, pair := range [][2]string{
+		{update, strings.Replace(update, `"a"`, `"b"`, 1)},
+		{update, strings.Replace(update, `1,`, `12,`, 1)},
+		{`{"a":1,"b":2}`, `{"a":1, "b":2}`},
+		{`{"a":1,"b":2}`, `{"a":1,"b":2,"a":3}`},
+		{`{"a":1,"a":2,"c":3}`, `{"a":1,"a":2,"d":4}`},
+		{`{"type":"x","b":2}`, `{"type":"x","b":2,"type":"y"}`},
+		{`{"a":1,"b":2}`, `{"a":1,"b"}`},
+		{`{"a":1,"b":2,"c":3}`, `{"a":1,"b":2`},
+		{`{"a":"\u00e9","b":{"x":1,"x":2}}`, `{"a":"\u00e9","b":{"x":1}}`},
+	} {
+		f.Add([]byte(pair[0]), []byte(pair[1]))
+	}
+	keys := []string{"type", "messageId", "assistantMessageEvent", "a", "b", "c"}
+	f.Fuzz(func(t *testing.T, first, next []byte) {
+		var reused, fresh Index
+		CheckObjectIndexed(first, &reused)
+		errReused, errFresh := CheckObjectIndexed(next, &reused), CheckObjectIndexed(next, &fresh)
+		if (errReused == nil) != (errFresh == nil) {
+			t.Fatalf("after %q: %v; fresh: %v", first, errReused, errFresh)
+		}
+		if errFresh != nil {
+			return
+		}
+		got, want := make([]Member, len(keys)), make([]Member, len(keys))
+		reused.FindEach(keys, got)
+		fresh.FindEach(keys, want)
+		for i := range keys {
+			if got[i] != want[i] {
+				t.Fatalf("after %q: %s: %+v, fresh %+v", first, keys[i], got[i], want[i])
+			}
+		}
+		if len(reused.keys) != len(fresh.keys) || reused.Type() != fresh.Type() || reused.Unambiguous() != fresh.Unambiguous() {
+			t.Fatalf("after %q: %d keys, type %+v, unambiguous %v; fresh %d, %+v, %v", first,
+				len(reused.keys), reused.Type(), reused.Unambiguous(), len(fresh.keys), fresh.Type(), fresh.Unambiguous())
+		}
+		for j := range fresh.keys {
+			if !bytes.Equal(reused.keys[j], fresh.keys[j]) || len(fresh.keys[j]) > 0 && &reused.keys[j][0] != &next[fresh.members[j].KeyStart+1] {
+				t.Fatalf("after %q: key %d is %q, fresh %q", first, j, reused.keys[j], fresh.keys[j])
+			}
+		}
+	})
+}
+
+// afterFillers is a nested object of seenKeys keys with distinct fingerprints, then two keys
+// whose fingerprints collide, the same key twice when dup is set.
+func afterFillers(t *testing.T, dup bool) string {
+	want := keyBit([]byte("k0"))
+	var second string
+	for i := 1; second == ""; i++ {
+		if k := "k" + strconv.Itoa(i); keyBit([]byte(k)) == want {
+			second = k
+		}
+	}
+	if dup {
+		second = "k0"
+	}
+	used := want
+	var b strings.Builder
+	b.WriteString(`{"o":{`)
+	for i, n := 0, 0; n < seenKeys; i++ {
+		k := "f" + strconv.Itoa(i)
+		if bit := keyBit([]byte(k)); used&bit == 0 {
+			used |= bit
+			b.WriteString(`"` + k + `":1,`)
+			n++
+		}
+	}
+	b.WriteString(`"k0":1,"` + second + `":2}}`)
+	return b.String()
+}
+
 // The index tells lines without duplicate keys or lone surrogates from the others without
 // walking them, and never calls an ambiguous line unambiguous.
 func TestIndexUnambiguous(t *testing.T) {
@@ -340,6 +416,9 @@ func TestIndexUnambiguous(t *testing.T) {
 		`{"o":` + collidingKeys(t, maxKeyChecks+1, false) + `}`: true,
 		`{"o":` + collidingKeys(t, maxKeyChecks+1, true) + `}`:  false,
 		`{"o":` + collidingKeys(t, maxKeyChecks+2, false) + `}`: false, // too many to compare: walked
+		// A collision past the keys whose places are kept: the object's members are walked.
+		afterFillers(t, false): true,
+		afterFillers(t, true):  false,
 	} {
 		var ix Index
 		if err := CheckObjectIndexed([]byte(line), &ix); err != nil {

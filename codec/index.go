@@ -1,6 +1,9 @@
 package codec
 
-import "bytes"
+import (
+	"bytes"
+	"math/bits"
+)
 
 // Index lists the top-level members of a line, recorded while the line is validated, so
 // that stages find the members they need without scanning the line a second time.
@@ -14,6 +17,30 @@ type Index struct {
 	// Room for the members of a typical event, so indexing one allocates nothing.
 	keyStore    [8][]byte
 	memberStore [8]Member
+
+	// The start of the last line indexed and where its first members end, so that the next
+	// line, when it starts with the same bytes (the lines of a stream mostly do: every update
+	// begins with the same type and message id), resumes after them: the same bytes have
+	// the same members, and validate the same.
+	memo      [memoSize]byte
+	marks     [maxMarks]mark
+	markCount int
+}
+
+const (
+	memoSize = 256 // bytes of a line's start remembered
+	maxMarks = 8   // member ends remembered
+)
+
+// mark is the indexing state of a line where a top-level member has ended: at end, its
+// next key starts.
+type mark struct {
+	end      int // where the next key starts
+	members  int // members recorded before it
+	typ      int
+	sameKeys bool
+	keys     uint64 // keyBits so far
+	checks   int
 }
 
 // CheckObjectIndexed is CheckObject that also records line's top-level members in ix
@@ -45,7 +72,20 @@ func indexObject(b []byte, ix *Index) bool {
 	}
 	var keys uint64 // keyBits of the keys so far
 	checks := 0     // of keys whose bit was taken (see maxKeyChecks)
+	marks := 1      // marks[0] would be the first key's start: nothing to skip
+	if ix.markCount > 0 {
+		if m, ok := ix.resume(b); ok {
+			// The same start up to m.end; white space may follow it here and not there.
+			i, keys, checks, marks = SkipSpace(b, m.end), m.keys, m.checks, m.members
+		}
+		ix.markCount = 0 // the memo is made again if the line is valid
+	}
 	for {
+		if marks < maxMarks && i <= memoSize && len(ix.members) > 0 {
+			ix.marks[marks] = mark{end: i, members: len(ix.members), typ: ix.typ,
+				sameKeys: ix.notes.sameKeys, keys: keys, checks: checks}
+			marks++
+		}
 		if i >= len(b) || b[i] != '"' {
 			return false
 		}
@@ -95,13 +135,60 @@ func indexObject(b []byte, ix *Index) bool {
 			return false
 		}
 		if b[i] == '}' {
-			return SkipSpace(b, i+1) == len(b)
+			if SkipSpace(b, i+1) != len(b) {
+				return false
+			}
+			ix.remember(b, marks)
+			return true
 		}
 		if b[i] != ',' {
 			return false
 		}
 		i = SkipSpace(b, i+1)
 	}
+}
+
+// resume restores the state of the longest start b shares with the last line indexed, up
+// to the end of one of its members, and returns its mark; ok is false when b shares no
+// member with it.
+func (ix *Index) resume(b []byte) (m mark, ok bool) {
+	same := commonPrefix(b, ix.memo[:ix.marks[ix.markCount-1].end])
+	for k := ix.markCount - 1; k > 0; k-- { // marks[0] is the first key: nothing to skip
+		if m = ix.marks[k]; m.end <= same {
+			ix.members = ix.members[:m.members]
+			ix.keys = ix.keys[:m.members]
+			for j, mb := range ix.members {
+				ix.keys[j] = b[mb.KeyStart+1 : mb.KeyStart+1+len(ix.keys[j])]
+			}
+			ix.typ, ix.notes.sameKeys = m.typ, m.sameKeys
+			return m, true
+		}
+	}
+	return m, false
+}
+
+// remember keeps the start of b, a valid line, and its first marks for the next line.
+func (ix *Index) remember(b []byte, marks int) {
+	if marks < 2 {
+		return
+	}
+	copy(ix.memo[:], b[:ix.marks[marks-1].end])
+	ix.markCount = marks
+}
+
+// commonPrefix is the length of the longest common start of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := word(a, i) ^ word(b, i); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // Type is the line's top-level "type" member (the last of duplicates), the zero Member when

@@ -68,9 +68,21 @@ func keyBit(key []byte) uint64 {
 // then tells), so that an object of many keys costs no more than linear time.
 const maxKeyChecks = 4
 
+// seenKeys is how many keys of an object validValue keeps the place of, to compare them.
+const seenKeys = 8
+
 // hasKeyBefore reports whether the object at b[obj] has a member with the raw key key among
-// those before b[end].
-func hasKeyBefore(b []byte, obj, end int, key []byte) bool {
+// those before b[end]. seen holds where the first keys' bodies are; when more were seen
+// than it holds, the object's members are walked.
+func hasKeyBefore(b []byte, obj, end int, key []byte, seen [][2]int, more bool) bool {
+	if !more {
+		for _, s := range seen {
+			if string(b[s[0]:s[1]]) == string(key) {
+				return true
+			}
+		}
+		return false
+	}
 	found := false
 	EachMember(b[obj:end], func(k []byte, _ Member) bool {
 		found = bytes.Equal(k, key)
@@ -97,8 +109,10 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 		if i < len(b) && b[i] == '}' {
 			return i + 1, true
 		}
-		var keys uint64 // the keyBits of the keys so far
-		checks := 0     // of keys whose bit was taken
+		var keys uint64           // the keyBits of the keys so far
+		checks := 0               // of keys whose bit was taken
+		var seen [seenKeys][2]int // where the first keys' bodies are, to compare on a collision
+		n := 0                    // keys so far
 		for {
 			if i >= len(b) || b[i] != '"' {
 				return i, false
@@ -108,12 +122,17 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 			if i, ok = validString(b, keyStart); !ok {
 				return i, false
 			}
-			bit := keyBit(b[keyStart : i-1])
+			key := b[keyStart : i-1]
+			bit := keyBit(key)
 			if keys&bit != 0 && !notes.sameKeys {
-				notes.sameKeys = checks == maxKeyChecks || hasKeyBefore(b, obj, keyStart-1, b[keyStart:i-1])
+				notes.sameKeys = checks == maxKeyChecks || hasKeyBefore(b, obj, keyStart-1, key, seen[:min(n, seenKeys)], n > seenKeys)
 				checks++
 			}
 			keys |= bit
+			if n < seenKeys {
+				seen[n] = [2]int{keyStart, i - 1}
+			}
+			n++
 			if i < len(b) && b[i] == ':' {
 				i++
 			} else if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
