@@ -152,7 +152,10 @@ func indexObject(b []byte, ix *Index) bool {
 // to the end of one of its members, and returns its mark; ok is false when b shares no
 // member with it.
 func (ix *Index) resume(b []byte) (m mark, ok bool) {
-	same := commonPrefix(b, ix.memo[:ix.marks[ix.markCount-1].end])
+	same := ix.marks[ix.markCount-1].end
+	if same > len(b) || string(b[:same]) != string(ix.memo[:same]) { // all of it, most often
+		same = commonPrefix(b, ix.memo[:same])
+	}
 	for k := ix.markCount - 1; k > 0; k-- { // marks[0] is the first key: nothing to skip
 		if m = ix.marks[k]; m.end <= same {
 			ix.members = ix.members[:m.members]

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"unicode/utf8"
 	"unsafe"
@@ -74,7 +75,7 @@ const seenKeys = 8
 // hasKeyBefore reports whether the object at b[obj] has a member with the raw key key among
 // those before b[end]. seen holds where the first keys' bodies are; when more were seen
 // than it holds, the object's members are walked.
-func hasKeyBefore(b []byte, obj, end int, key []byte, seen [][2]int, more bool) bool {
+func hasKeyBefore(b []byte, obj, end int, key []byte, seen [][2]int32, more bool) bool {
 	if !more {
 		for _, s := range seen {
 			if string(b[s[0]:s[1]]) == string(key) {
@@ -109,10 +110,10 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 		if i < len(b) && b[i] == '}' {
 			return i + 1, true
 		}
-		var keys uint64           // the keyBits of the keys so far
-		checks := 0               // of keys whose bit was taken
-		var seen [seenKeys][2]int // where the first keys' bodies are, to compare on a collision
-		n := 0                    // keys so far
+		var keys uint64             // the keyBits of the keys so far
+		checks := 0                 // of keys whose bit was taken
+		var seen [seenKeys][2]int32 // where the first keys' bodies are, to compare on a collision
+		n := 0                      // keys so far
 		for {
 			if i >= len(b) || b[i] != '"' {
 				return i, false
@@ -129,10 +130,12 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 				checks++
 			}
 			keys |= bit
-			if n < seenKeys {
-				seen[n] = [2]int{keyStart, i - 1}
+			if n < seenKeys && i < math.MaxInt32 {
+				seen[n] = [2]int32{int32(keyStart), int32(i - 1)}
+				n++
+			} else {
+				n = seenKeys + 1 // a key whose place is not kept
 			}
-			n++
 			if i < len(b) && b[i] == ':' {
 				i++
 			} else if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
