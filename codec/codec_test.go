@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 func readAll(t testing.TB, r io.Reader) (lines []string, numbers []int) {
@@ -209,6 +213,22 @@ func FuzzValid(f *testing.F) {
 	})
 }
 
+// Values are validated to any depth up to maxDepth.
+func TestValidDeep(t *testing.T) {
+	for _, depth := range []int{1, 63, 64, 65, 200, maxDepth - 1, maxDepth + 1} {
+		for _, open := range []string{"[", `{"a":`, `[{"k":0,"a":`} {
+			closer := map[string]string{"[": "]", `{"a":`: "}", `[{"k":0,"a":`: "}]"}[open]
+			b := []byte(strings.Repeat(open, depth) + `"x"` + strings.Repeat(closer, depth))
+			if got, want := Valid(b), json.Valid(b) && depth*len(closer) <= maxDepth; got != want {
+				t.Errorf("depth %d of %s: Valid = %v, want %v", depth, open, got, want)
+			}
+			if Valid(b[:len(b)-1]) {
+				t.Errorf("depth %d of %s: Valid without the last bracket", depth, open)
+			}
+		}
+	}
+}
+
 // FuzzLineReader: any input splits into the same lines as a plain split on LF.
 func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("a\nb\r\n\r\n"), uint16(3))
@@ -240,6 +260,8 @@ func FuzzIndex(f *testing.F) {
 	f.Add([]byte(`{"type":"message_update","messageId":3,"assistantMessageEvent":{"type":"x"},"message":{},"type":"dup"}`))
 	f.Add([]byte(` { "a" : [1, {"b":"\"}"}] , "message" : "m" } `))
 	f.Add([]byte(`{"a":1,}`))
+	f.Add([]byte(`{"a":{"b":1,"c":[{"d":2,"d":3}]},"type":"t"}`))
+	f.Add([]byte(`{"a\u0062":1,"ab":2,"e":"\/","type":1,"type":2}`))
 	keys := []string{"type", "messageId", "assistantMessageEvent", "message", "a"}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var ix Index
@@ -261,7 +283,151 @@ func FuzzIndex(f *testing.F) {
 				t.Fatalf("%s: index %+v, scan %+v", keys[i], got[i], want[i])
 			}
 		}
+		if ix.Type() != want[0] {
+			t.Fatalf("type: index %+v, scan %+v", ix.Type(), want[0])
+		}
+		if ix.Unambiguous() {
+			EachAmbiguity(line, func(a Ambiguity) bool {
+				t.Fatalf("said unambiguous, but %s", a)
+				return false
+			})
+		}
 	})
+}
+
+// collidingKeys is an object of n distinct keys with the same fingerprint, its last key
+// repeating its first when dup is set.
+func collidingKeys(t *testing.T, n int, dup bool) string {
+	var keys []string
+	want := keyBit([]byte("k0"))
+	for i := 0; len(keys) < n; i++ {
+		if k := "k" + strconv.Itoa(i); keyBit([]byte(k)) == want {
+			keys = append(keys, k)
+		}
+		if i > 1e6 {
+			t.Fatal("no colliding keys found")
+		}
+	}
+	if dup {
+		keys[n-1] = keys[0]
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"` + k + `":` + strconv.Itoa(i))
+	}
+	return b.String() + "}"
+}
+
+// FuzzIndexNextLine: an index that resumes after the members a line shares with the line
+// before (the same bytes at its start) finds what a fresh index finds.
+func FuzzIndexNextLine(f *testing.F) {
+	update := `{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","delta":"a"}}`
+	for _, pair := range [][2]string{
+		{update, strings.Replace(update, `"a"`, `"b"`, 1)},
+		{update, strings.Replace(update, `1,`, `12,`, 1)},
+		{`{"a":1,"b":2}`, `{"a":1, "b":2}`},
+		{`{"a":1,"b":2}`, `{"a":1,"b":2,"a":3}`},
+		{`{"a":1,"a":2,"c":3}`, `{"a":1,"a":2,"d":4}`},
+		{`{"type":"x","b":2}`, `{"type":"x","b":2,"type":"y"}`},
+		{`{"a":1,"b":2}`, `{"a":1,"b"}`},
+		{`{"a":1,"b":2,"c":3}`, `{"a":1,"b":2`},
+		{`{"a":"\u00e9","b":{"x":1,"x":2}}`, `{"a":"\u00e9","b":{"x":1}}`},
+	} {
+		f.Add([]byte(pair[0]), []byte(pair[1]))
+	}
+	keys := []string{"type", "messageId", "assistantMessageEvent", "a", "b", "c"}
+	f.Fuzz(func(t *testing.T, first, next []byte) {
+		var reused, fresh Index
+		CheckObjectIndexed(first, &reused)
+		errReused, errFresh := CheckObjectIndexed(next, &reused), CheckObjectIndexed(next, &fresh)
+		if (errReused == nil) != (errFresh == nil) {
+			t.Fatalf("after %q: %v; fresh: %v", first, errReused, errFresh)
+		}
+		if errFresh != nil {
+			return
+		}
+		got, want := make([]Member, len(keys)), make([]Member, len(keys))
+		reused.FindEach(keys, got)
+		fresh.FindEach(keys, want)
+		for i := range keys {
+			if got[i] != want[i] {
+				t.Fatalf("after %q: %s: %+v, fresh %+v", first, keys[i], got[i], want[i])
+			}
+		}
+		if len(reused.keys) != len(fresh.keys) || reused.Type() != fresh.Type() || reused.Unambiguous() != fresh.Unambiguous() {
+			t.Fatalf("after %q: %d keys, type %+v, unambiguous %v; fresh %d, %+v, %v", first,
+				len(reused.keys), reused.Type(), reused.Unambiguous(), len(fresh.keys), fresh.Type(), fresh.Unambiguous())
+		}
+		for j := range fresh.keys {
+			if !bytes.Equal(reused.keys[j], fresh.keys[j]) || len(fresh.keys[j]) > 0 && &reused.keys[j][0] != &next[fresh.members[j].KeyStart+1] {
+				t.Fatalf("after %q: key %d is %q, fresh %q", first, j, reused.keys[j], fresh.keys[j])
+			}
+		}
+	})
+}
+
+// afterFillers is a nested object of seenKeys keys with distinct fingerprints, then two keys
+// whose fingerprints collide, the same key twice when dup is set.
+func afterFillers(t *testing.T, dup bool) string {
+	want := keyBit([]byte("k0"))
+	var second string
+	for i := 1; second == ""; i++ {
+		if k := "k" + strconv.Itoa(i); keyBit([]byte(k)) == want {
+			second = k
+		}
+	}
+	if dup {
+		second = "k0"
+	}
+	used := want
+	var b strings.Builder
+	b.WriteString(`{"o":{`)
+	for i, n := 0, 0; n < seenKeys; i++ {
+		k := "f" + strconv.Itoa(i)
+		if bit := keyBit([]byte(k)); used&bit == 0 {
+			used |= bit
+			b.WriteString(`"` + k + `":1,`)
+			n++
+		}
+	}
+	b.WriteString(`"k0":1,"` + second + `":2}}`)
+	return b.String()
+}
+
+// The index tells lines without duplicate keys or lone surrogates from the others without
+// walking them, and never calls an ambiguous line unambiguous.
+func TestIndexUnambiguous(t *testing.T) {
+	for line, want := range map[string]bool{
+		`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"a\nb"}}`: true,
+		`{"a":1,"b":[{"c":1,"d":2},{"c":3,"d":4}],"e":{"f":{"g":null}}}`:                                                        true,
+		`{"a":1,"b":2,"a":3}`:                false,
+		`{"a":{"b":[{"c":1,"c":2}]}}`:        false,
+		`{"a\u0062":1}`:                      false, // a \u escape: walked
+		`{"a/":1,"a\/":2}`:                   false,
+		`{"t":"\ud800"}`:                     false,
+		`{"x":[1,2],"y":{"x":1},"z":"x\\y"}`: true,
+		// Keys whose fingerprints collide are compared: different keys, no duplicate.
+		collidingKeys(t, maxKeyChecks+1, false):                 true,
+		collidingKeys(t, maxKeyChecks+1, true):                  false,
+		`{"o":` + collidingKeys(t, maxKeyChecks+1, false) + `}`: true,
+		`{"o":` + collidingKeys(t, maxKeyChecks+1, true) + `}`:  false,
+		`{"o":` + collidingKeys(t, maxKeyChecks+2, false) + `}`: false, // too many to compare: walked
+		// A collision past the keys whose places are kept: the object's members are walked.
+		afterFillers(t, false): true,
+		afterFillers(t, true):  false,
+	} {
+		var ix Index
+		if err := CheckObjectIndexed([]byte(line), &ix); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if got := ix.Unambiguous(); got != want {
+			t.Errorf("%s: Unambiguous() = %v, want %v", line, got, want)
+		}
+	}
 }
 
 // FuzzSkipValue: on valid JSON, SkipValue crosses exactly one value, and Elem finds the
@@ -343,6 +509,42 @@ func FuzzValidString(f *testing.F) {
 
 // Lines longer than the read buffer are gathered in pieces and handed out whole, whatever
 // their size relative to the buffer and pieces, and the reader goes on after them.
+func TestLineReaderLongLinesFromFile(t *testing.T) {
+	// A file is read ahead to size its long lines: the same lines as from a pipe, and the
+	// reader goes on after them (mid-file and at the end, with and without a last LF).
+	long := bytes.Repeat([]byte("0123456789"), 3*readSize/10+1)
+	var in bytes.Buffer
+	in.WriteString("short\n")
+	in.Write(long)
+	in.WriteString("\r\nafter\n")
+	in.Write(long[:readSize+3])
+	want := []string{"short", string(long), "after", string(long[:readSize+3])}
+	for _, lastLF := range []bool{false, true} {
+		data := in.Bytes()
+		if lastLF {
+			data = append(bytes.Clone(data), '\n')
+		}
+		name := t.TempDir() + "/lines"
+		if err := os.WriteFile(name, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := readAll(t, f)
+		f.Close()
+		if len(got) != len(want) {
+			t.Fatalf("%d lines, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("line %d: %d bytes, want %d", i+1, len(got[i]), len(want[i]))
+			}
+		}
+	}
+}
+
 func TestLineReaderLongLines(t *testing.T) {
 	for _, n := range []int{readSize/2 - 1, readSize/2 + 1, readSize - 1, readSize, readSize + 1, 3*readSize + 7, maxPiece + 1, 5 * maxPiece} {
 		long := bytes.Repeat([]byte("0123456789"), n/10+1)[:n]
@@ -389,5 +591,22 @@ func TestBatchWriterWritesOnFlush(t *testing.T) {
 	bw.Flush()
 	if !bytes.HasSuffix(w.Bytes(), append(append([]byte("x\n"), big...), '\n')) {
 		t.Fatal("big line out of order")
+	}
+}
+
+// Member.Int reads plain digits itself and leaves the rest to strconv and gjson, with the
+// same results as before it did.
+func TestMemberInt(t *testing.T) {
+	for _, raw := range []string{"0", "7", "42", "123456789012345678", "1234567890123456789", "9223372036854775807",
+		"99999999999999999999", "-1", "-0", "1.5", "1e3", "-2.5e2", `"12"`, "null", "true", "0.0"} {
+		obj := []byte(`{"n":` + raw + `}`)
+		m := Find(obj, "n")
+		want, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			want = gjson.Parse(raw).Int()
+		}
+		if got := m.Int(obj); got != want {
+			t.Errorf("Int(%s) = %d, want %d", raw, got, want)
+		}
 	}
 }

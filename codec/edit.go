@@ -108,6 +108,20 @@ func (m Member) Str(obj []byte) string {
 // Int returns the member's value as an integer, 0 when it is not a number.
 func (m Member) Int(obj []byte) int64 {
 	raw := m.Raw(obj)
+	// Most are a few digits (message ids, content indexes), read here without a call.
+	if len(raw) > 0 && len(raw) <= 18 {
+		var n int64
+		for _, c := range raw {
+			if c-'0' > 9 {
+				n = -1
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if n >= 0 {
+			return n
+		}
+	}
 	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 		return n
 	}

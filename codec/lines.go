@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"runtime/debug"
 )
 
@@ -35,6 +36,7 @@ type LineReader struct {
 	err   error
 	line  int
 	long  []byte // the last long line, assembled
+	ahead []byte // where a file is read ahead to find where a long line ends
 }
 
 // NewLineReader reads lines from r.
@@ -72,6 +74,9 @@ func (lr *LineReader) ReadRawLine() ([]byte, error) {
 			return nil, lr.err
 		}
 		if lr.end == len(lr.buf) && lr.start < len(lr.buf)/2 && len(lr.buf) > 0 {
+			if line, ok := lr.readLongAt(); ok {
+				return line, nil
+			}
 			return lr.readLong()
 		}
 		lr.fill()
@@ -118,6 +123,70 @@ func readSome(r io.Reader, p []byte) (int, error) {
 		}
 	}
 	return 0, io.ErrNoProgress
+}
+
+// readLongAt reads a long line from a file (a reader that also reads at offsets and tells
+// its position) straight into a buffer of its size: it first reads ahead, into a reused
+// buffer, to find where the line ends, then reads the line once, so the line costs its own
+// length in memory and no copy. ok is false, with nothing consumed, when the reader cannot
+// do this (a pipe): readLong then gathers the line in pieces.
+func (lr *LineReader) readLongAt() (line []byte, ok bool) {
+	f, isFile := lr.r.(interface {
+		io.ReaderAt
+		io.Seeker
+	})
+	if !isFile {
+		return nil, false
+	}
+	if st, ok := lr.r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if info, err := st.Stat(); err != nil || !info.Mode().IsRegular() {
+			return nil, false // a pipe, terminal or device opened as a file
+		}
+	}
+	from, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, false
+	}
+	if lr.ahead == nil {
+		lr.ahead = make([]byte, readSize)
+	}
+	rest := int64(0) // bytes of the line after what is buffered
+	lf := false
+	for !lf {
+		n, err := f.ReadAt(lr.ahead, from+rest)
+		if i := bytes.IndexByte(lr.ahead[:n], '\n'); i >= 0 {
+			n, lf = i+1, true
+		}
+		rest += int64(n)
+		if !lf && err != nil {
+			if err != io.EOF {
+				return nil, false
+			}
+			break
+		}
+	}
+	have := lr.end - lr.start
+	n := have + int(rest)
+	if cap(lr.long) < n {
+		lr.long = nil // free before the larger one is made
+		lr.long = make([]byte, n)
+	}
+	line = lr.long[:n]
+	copy(line, lr.buf[lr.start:lr.end])
+	got, err := io.ReadFull(lr.r, line[have:])
+	line = line[:have+got]
+	lr.start, lr.end, lr.next = 0, 0, -1
+	if err != nil { // the file ended sooner than it did a moment ago
+		lr.err = io.EOF
+		if err != io.EOF && err != io.ErrUnexpectedEOF {
+			lr.err = err
+		}
+	}
+	if lf && len(line) == n {
+		line = line[:n-1]
+	}
+	lr.line++
+	return line, true
 }
 
 // readLong gathers a line that does not fit in the buffer: the part buffered stays where it

@@ -3,8 +3,10 @@ package codec
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A small JSON scanner tuned for the stream's lines, where most bytes sit inside long
@@ -19,6 +21,12 @@ const (
 	msb = 0x8080808080808080
 )
 
+// word is the 8 bytes of b from i on, the first in the low byte; the caller has checked
+// that i+8 <= len(b), so the load is made without a second check.
+func word(b []byte, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i)), 8))
+}
+
 // specials marks, with the high bit of its byte, each byte of v that is '"', '\\' or a
 // control character (< 0x20); bytes >= 0x80 are not marked. A mark may be wrong only above a
 // byte rightly marked (a borrow runs upwards), so the lowest mark is always right.
@@ -31,13 +39,62 @@ func specials(v uint64) uint64 {
 // Valid reports whether b is exactly one JSON value, with optional surrounding white space,
 // in valid UTF-8.
 func Valid(b []byte) bool {
-	i, ok := validValue(b, SkipSpace(b, 0), 0)
+	var notes scanNotes
+	i, ok := validValue(b, SkipSpace(b, 0), 0, &notes)
 	return ok && SkipSpace(b, i) == len(b)
 }
 
 const maxDepth = 10000
 
-func validValue(b []byte, i, depth int) (int, bool) {
+// scanNotes is what validation notices on the way at no extra cost.
+type scanNotes struct {
+	// sameKeys: an object may have a key twice as written (two of its keys were found equal,
+	// or too many of them shared fingerprints to compare them all). False means none has.
+	sameKeys bool
+}
+
+// keyBit is a fingerprint of an object key (its raw body): one bit of 64, chosen from its
+// length and its first and last bytes. Equal keys have equal bits; an object whose keys'
+// bits are all different has no duplicate key.
+func keyBit(key []byte) uint64 {
+	h := uint(len(key)) * 0x9e
+	if len(key) > 0 {
+		h += uint(key[0])*0x3b + uint(key[len(key)-1])*0x11
+	}
+	return 1 << ((h ^ h>>6) & 63)
+}
+
+// maxKeyChecks is how many keys of one object whose fingerprint is taken are compared with
+// the keys before them; past that the object counts as having a duplicate (the ambiguity walk
+// then tells), so that an object of many keys costs no more than linear time.
+const maxKeyChecks = 4
+
+// seenKeys is how many keys of an object validValue keeps the place of, to compare them.
+const seenKeys = 8
+
+// hasKeyBefore reports whether the object at b[obj] has a member with the raw key key among
+// those before b[end]. seen holds where the first keys' bodies are; when more were seen
+// than it holds, the object's members are walked.
+func hasKeyBefore(b []byte, obj, end int, key []byte, seen [][2]int32, more bool) bool {
+	if !more {
+		for _, s := range seen {
+			if string(b[s[0]:s[1]]) == string(key) {
+				return true
+			}
+		}
+		return false
+	}
+	found := false
+	EachMember(b[obj:end], func(k []byte, _ Member) bool {
+		found = bytes.Equal(k, key)
+		return !found
+	})
+	return found
+}
+
+// validValue checks the value at i and returns the index after it. Values inside
+// containers are crossed without a call when they are strings, the most common kind.
+func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 	if i >= len(b) {
 		return i, false
 	}
@@ -48,27 +105,59 @@ func validValue(b []byte, i, depth int) (int, bool) {
 		if depth >= maxDepth {
 			return i, false
 		}
+		obj := i
 		i = SkipSpace(b, i+1)
 		if i < len(b) && b[i] == '}' {
 			return i + 1, true
 		}
+		var keys uint64             // the keyBits of the keys so far
+		checks := 0                 // of keys whose bit was taken
+		var seen [seenKeys][2]int32 // where the first keys' bodies are, to compare on a collision
+		n := 0                      // keys so far
 		for {
 			if i >= len(b) || b[i] != '"' {
 				return i, false
 			}
+			keyStart := i + 1
 			var ok bool
-			if i, ok = validString(b, i+1); !ok {
+			if i, ok = validString(b, keyStart); !ok {
 				return i, false
 			}
-			i = SkipSpace(b, i)
-			if i >= len(b) || b[i] != ':' {
+			key := b[keyStart : i-1]
+			bit := keyBit(key)
+			if keys&bit != 0 && !notes.sameKeys {
+				notes.sameKeys = checks == maxKeyChecks || hasKeyBefore(b, obj, keyStart-1, key, seen[:min(n, seenKeys)], n > seenKeys)
+				checks++
+			}
+			keys |= bit
+			if n < seenKeys && i < math.MaxInt32 {
+				seen[n] = [2]int32{int32(keyStart), int32(i - 1)}
+				n++
+			} else {
+				n = seenKeys + 1 // a key whose place is not kept
+			}
+			if i < len(b) && b[i] == ':' {
+				i++
+			} else if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
+				return i, false
+			} else {
+				i++
+			}
+			if i < len(b) && b[i] == '"' {
+				i, ok = validString(b, i+1)
+			} else if end := plainInt(b, i); end > i {
+				i, ok = end, true
+			} else {
+				i, ok = validValue(b, SkipSpace(b, i), depth+1, notes)
+			}
+			if !ok {
 				return i, false
 			}
-			if i, ok = validValue(b, SkipSpace(b, i+1), depth+1); !ok {
-				return i, false
+			if i < len(b) && b[i] == ',' {
+				i = SkipSpace(b, i+1)
+				continue
 			}
-			i = SkipSpace(b, i)
-			if i >= len(b) {
+			if i = SkipSpace(b, i); i >= len(b) {
 				return i, false
 			}
 			if b[i] == '}' {
@@ -89,11 +178,21 @@ func validValue(b []byte, i, depth int) (int, bool) {
 		}
 		for {
 			var ok bool
-			if i, ok = validValue(b, i, depth+1); !ok {
+			if i < len(b) && b[i] == '"' {
+				i, ok = validString(b, i+1)
+			} else if end := plainInt(b, i); end > i {
+				i, ok = end, true
+			} else {
+				i, ok = validValue(b, i, depth+1, notes)
+			}
+			if !ok {
 				return i, false
 			}
-			i = SkipSpace(b, i)
-			if i >= len(b) {
+			if i < len(b) && b[i] == ',' {
+				i = SkipSpace(b, i+1)
+				continue
+			}
+			if i = SkipSpace(b, i); i >= len(b) {
 				return i, false
 			}
 			if b[i] == ']' {
@@ -104,6 +203,33 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			}
 			i = SkipSpace(b, i+1)
 		}
+	}
+	return validScalar(b, i)
+}
+
+// plainInt returns the end of the plain integer at i (digits without a sign, fraction,
+// exponent or leading zero) when a comma or closing bracket follows it, else i: the ids and
+// indexes of most lines, crossed without a call.
+func plainInt(b []byte, i int) int {
+	j := i
+	for j < len(b) && b[j]-'0' <= 9 {
+		j++
+	}
+	if j == i || j >= len(b) || (b[i] == '0' && j > i+1) {
+		return i
+	}
+	if c := b[j]; c == ',' || c == '}' || c == ']' {
+		return j
+	}
+	return i
+}
+
+// validScalar checks the number, true, false or null at i and returns the index after it.
+func validScalar(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
 	case c == '-' || (c >= '0' && c <= '9'):
 		// Most numbers are plain integers ended by a comma or a bracket: no second pass.
 		j := i
@@ -134,7 +260,59 @@ func validValue(b []byte, i, depth int) (int, bool) {
 
 // validString checks a string body starting at i (after the opening quote) and returns the
 // index after the closing quote.
+//
+// Most strings of a stream are short ASCII keys and values ("type", "text_delta", a few
+// words of a delta, text with escaped line breaks): they are crossed a word at a time with
+// one test that stops at any byte needing a closer look (a quote, a backslash, a control
+// character or a byte of a multi-byte character), escapes checked in place. A string that
+// goes on plain for longer, or holds multi-byte characters, is handed to validStringRun,
+// which crosses long runs faster and checks UTF-8 a run at a time.
 func validString(b []byte, i int) (int, bool) {
+	plain := 0 // bytes crossed since the last escape
+	for {
+		var v uint64
+		switch {
+		case i+8 <= len(b):
+			v = word(b, i)
+		case len(b) >= 8 && i < len(b):
+			// The line's last bytes: the word that ends the line, shifted down to start at i.
+			// The zero bytes shifted in count as control characters, so a string that does
+			// not end before them stops there.
+			v = word(b, len(b)-8) >> ((8 - (len(b) - i)) * 8)
+		default:
+			return validStringRun(b, i)
+		}
+		if m := specials(v) | v&msb; m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if i >= len(b) {
+				return i, false
+			}
+			switch c := b[i]; {
+			case c == '"':
+				return i + 1, true
+			case c == '\\':
+				var ok bool
+				if i, ok = validEscape(b, i); !ok {
+					return i, false
+				}
+				plain = 0
+				continue
+			case c >= utf8.RuneSelf:
+				return validStringRun(b, i)
+			}
+			return i, false // a control character
+		}
+		i += 8
+		if plain += 8; plain >= 32 {
+			return validStringRun(b, i)
+		}
+	}
+}
+
+// validStringRun is validString for a body of any length and content, from i (the start of
+// a character) on: runs of plain characters are crossed 8 and then 32 bytes at a time, their
+// UTF-8 checked a run at a time.
+func validStringRun(b []byte, i int) (int, bool) {
 	run := i // start of the run of plain characters being crossed
 	var high uint64
 	for {
@@ -142,7 +320,7 @@ func validString(b []byte, i int) (int, bool) {
 		// and 32 at a time once a run is longer than 8 (most strings are short).
 		for {
 			if i+8 <= len(b) {
-				v := binary.LittleEndian.Uint64(b[i:])
+				v := word(b, i)
 				if m := specials(v); m != 0 {
 					skip := bits.TrailingZeros64(m) >> 3
 					high |= v & (1<<(skip<<3) - 1)
@@ -152,10 +330,10 @@ func validString(b []byte, i int) (int, bool) {
 				high |= v
 				i += 8
 				for i+32 <= len(b) {
-					v0 := binary.LittleEndian.Uint64(b[i:])
-					v1 := binary.LittleEndian.Uint64(b[i+8:])
-					v2 := binary.LittleEndian.Uint64(b[i+16:])
-					v3 := binary.LittleEndian.Uint64(b[i+24:])
+					v0 := word(b, i)
+					v1 := word(b, i+8)
+					v2 := word(b, i+16)
+					v3 := word(b, i+24)
 					if specials(v0)|specials(v1)|specials(v2)|specials(v3) != 0 {
 						break
 					}

@@ -228,3 +228,24 @@ func BenchmarkValid(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTinyLines: the per-line cost of a filter, on lines of a few bytes (the 10-million-
+// line stream of scripts/bench-filters).
+func BenchmarkTinyLines(b *testing.B) {
+	data := bytes.Repeat([]byte("{\"type\":\"turn_start\"}\n{\"type\":\"turn_end\"}\n"), 50_000)
+	for _, name := range []string{"deltas", "select", "validate"} {
+		for _, f := range filters {
+			if f.name != name {
+				continue
+			}
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				for range b.N {
+					runBytes(b, f.new(b), data, io.Discard)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100_000, "ns/line")
+			})
+		}
+	}
+}

@@ -349,7 +349,15 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		s.lastID = s.idBuf
 	}
 	var snap []byte
-	if s.full {
+	switch {
+	case s.full && len(s.js.Edits()) == 0: // out is the line: its members are known
+		if msg.Exists() {
+			snap = msg.Raw(line)
+		} else {
+			snap = ev.get(evPartial)
+		}
+		s.lastSnap = append(s.lastSnap[:0], snap...)
+	case s.full:
 		top := codec.Find(out, "message")
 		if !top.Exists() {
 			e := codec.Find(out, "assistantMessageEvent").Raw(out)

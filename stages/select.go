@@ -32,6 +32,11 @@ type Select struct {
 	prefixes []string
 	roles    map[string]bool
 	tools    map[string]bool
+
+	// The last type matched and the answer: a stream comes in runs of one type (updates),
+	// and comparing with the last is cheaper than a lookup.
+	lastType  string
+	lastMatch bool
 }
 
 // NewSelect returns the select stage.
@@ -91,6 +96,13 @@ func (s *Select) keep(f *Frame) bool {
 }
 
 func (s *Select) matches(typ string) bool {
+	if typ != s.lastType {
+		s.lastType, s.lastMatch = typ, s.lookup(typ)
+	}
+	return s.lastMatch
+}
+
+func (s *Select) lookup(typ string) bool {
 	if s.exact[typ] {
 		return true
 	}

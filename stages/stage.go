@@ -91,9 +91,7 @@ func (f *Frame) Check() error {
 		f.err = codec.CheckObjectIndexed(f.line, &f.index)
 		if f.err == nil {
 			f.indexed = true
-			var t [1]codec.Member
-			f.index.FindEach(typeKey, t[:])
-			f.typ = eventType(f.line, t[0])
+			f.typ = eventType(f.line, f.index.Type())
 		}
 	}
 	return f.err
@@ -190,6 +188,12 @@ func (f *Frame) members(keys []string, found []codec.Member) {
 		return
 	}
 	codec.FindEach(line, keys, found)
+}
+
+// unambiguous reports that the frame's line, as read, is known to hold no duplicate key and
+// no lone surrogate without walking it (codec.Index.Unambiguous).
+func (f *Frame) unambiguous() bool {
+	return f.indexed && f.index.Indexed(f.line) && f.index.Unambiguous()
 }
 
 // Emit hands a frame to the next stage or the output.

@@ -165,7 +165,9 @@ func (v *Validator) Push(f *Frame, emit Emit) error {
 		return emit(f)
 	}
 	v.check(f)
-	v.checkAmbiguities(f.Line())
+	if !f.unambiguous() { // most lines are known to be unambiguous once checked
+		v.checkAmbiguities(f.Line())
+	}
 	return emit(f)
 }
 
