@@ -41,9 +41,10 @@ func (c *TextCmd) Run(streams *IO) error {
 		return err
 	}
 	var text *stages.Text
+	var read stderrRead
 	err := c.runInto(streams, func(out io.Writer) stages.Sink {
-		text = stages.NewText(out, stages.TextOptions{Follow: c.Follow, Thinking: c.Thinking, Verdict: c.options()})
+		text = stages.NewText(out, stages.TextOptions{Follow: c.Follow, Thinking: c.Thinking, Verdict: c.options(&read)})
 		return text
 	})
-	return c.verdictStatus(err, text.Verdict, false)
+	return c.verdictStatus(&read, err, text.Verdict, false)
 }

@@ -21,9 +21,10 @@ type VerdictCmd struct {
 type RunFacts struct {
 	Gated  bool   `help:"The run was started with --gate: unless its gates ran after the agent's last message and passed, the verdict is a gate failure (exit 4). Gate runs in the stream imply it."`
 	Stderr string `placeholder:"FILE" help:"The run's stderr (as kept with 2>FILE), read once the stream has ended: its last 'error:' line says what the stream cannot (a limit: exit 3; SIGHUP, SIGINT, SIGTERM: 129, 130, 143)."`
-
-	stderrErr error // reading Stderr failed
 }
+
+// stderrRead is what reading --stderr came to, once the stream had ended.
+type stderrRead struct{ err error }
 
 // check fails with a usage error, before any input is read, when --stderr cannot be opened
 // (it is read only once the stream has ended, as the run may still be writing it).
@@ -38,11 +39,11 @@ func (r *RunFacts) check() error {
 	return f.Close()
 }
 
-// options returns the verdict options these facts give.
-func (r *RunFacts) options() stages.VerdictOptions {
+// options returns the verdict options these facts give; read gets how reading --stderr went.
+func (r *RunFacts) options(read *stderrRead) stages.VerdictOptions {
 	return stages.VerdictOptions{Gated: r.Gated, RunError: func() string {
 		reason, err := lastErrorLine(r.Stderr)
-		r.stderrErr = err
+		read.err = err
 		return reason
 	}}
 }
@@ -52,9 +53,9 @@ func (r *RunFacts) options() stages.VerdictOptions {
 // of invalid lines means the stream was not read; a run that did not complete exits with its
 // status, saying why (after the status's name when named); else err (nil, or the report of
 // invalid lines: exit 1).
-func (r *RunFacts) verdictStatus(err error, v func() stages.VerdictSummary, named bool) error {
-	if r.stderrErr != nil {
-		return Fail(ExitUsage, r.stderrErr.Error())
+func (r *RunFacts) verdictStatus(read *stderrRead, err error, v func() stages.VerdictSummary, named bool) error {
+	if read.err != nil {
+		return Fail(ExitUsage, read.err.Error())
 	}
 	var exit *ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.Code == ExitFailure) {
@@ -114,11 +115,12 @@ func (c *VerdictCmd) Run(streams *IO) error {
 		return err
 	}
 	var v *stages.Verdict
+	var read stderrRead
 	err := c.runInto(streams, func(out io.Writer) stages.Sink {
-		v = stages.NewVerdict(out, c.options())
+		v = stages.NewVerdict(out, c.options(&read))
 		return v
 	})
-	return c.verdictStatus(err, v.Summary, true)
+	return c.verdictStatus(&read, err, v.Summary, true)
 }
 
 // lastErrorLine returns the reason of the last "error: <reason>" line of the file at path,
