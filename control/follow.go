@@ -57,6 +57,8 @@ func Attachable(dir string) (ids []string, running []Entry, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// A run that cannot be listed as running is still attachable by its recorded stream;
+	// the ids above are what attach needs, the live entries only add the unstarted ones.
 	running, _ = Running(dir)
 	seen := map[string]bool{}
 	for _, id := range ids {
