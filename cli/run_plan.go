@@ -21,7 +21,8 @@ type runPlan struct {
 	source       *control.Source // the session the run writes, read: opened by openSession
 	model        provider.Model
 	prov         provider.Provider
-	systemPrompt string // the built-in or given prompt, the project's instructions, the schema's
+	systemPrompt string   // the built-in or given prompt, the project's instructions, the schema's
+	toolNames    []string // the tools the run has (--tools, --no-tools), checked
 	schema       *answerSchema
 	redaction    *redaction
 	resident     *control.Resident // the background process of a --detach run; nil otherwise
@@ -61,6 +62,9 @@ func (c *RunCmd) plan(streams *IO, models *modelsFile, set settled, resident *co
 	if err != nil {
 		return nil, err
 	}
+	for _, t := range toolset {
+		p.toolNames = append(p.toolNames, t.Name())
+	}
 	if p.systemPrompt, err = c.PromptFlags.systemPrompt(streams, p.cwd, toolset); err != nil {
 		return nil, err
 	}
@@ -79,7 +83,11 @@ func (c *RunCmd) plan(streams *IO, models *modelsFile, set settled, resident *co
 // full outputs in the session's folder), thinking, retries, compaction, limits and gates.
 func (c *RunCmd) agentConfig(streams *IO, p *runPlan, id string, base agent.Config) agent.Config {
 	toolOpts := tools.Options{Cwd: p.cwd, TempDir: outputsDir(streams, id), Redact: p.redaction.toolRedaction()}
-	base.Tools, _ = c.toolset(toolOpts) // checked by plan
+	toolset, err := tools.Select(toolOpts, p.toolNames)
+	if err != nil {
+		panic("cli: the plan's tools are known: " + err.Error())
+	}
+	base.Tools = toolset
 	base.Provider, base.Model, base.SystemPrompt = p.prov, p.model, p.systemPrompt
 	base.ThinkingLevel = c.Thinking
 	base.CheckAnswer = p.schema.checkAnswer()
