@@ -2,11 +2,14 @@ package provider_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -359,3 +362,187 @@ func FuzzGeminiStream(f *testing.F) {
 		completionsCollect(t, evs, err)
 	})
 }
+
+// geminiCaptured is one request as the server received it.
+type geminiCaptured struct {
+	method, target, contentType, key string
+	body                             string
+}
+
+// geminiCapture serves a one-chunk answer to every request and keeps the requests.
+func geminiCapture(t *testing.T) (string, func() []geminiCaptured) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []geminiCaptured
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, geminiCaptured{r.Method, r.URL.RequestURI(), r.Header.Get("Content-Type"), r.Header.Get("x-goog-api-key"),
+			strings.TrimSpace(string(body))})
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(`data: {"candidates":[{"content":{"parts":[{"text":"ok"}],"role":"model"},"finishReason":"STOP"}],"responseId":"r"}` + "\r\n\r\n"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []geminiCaptured {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]geminiCaptured(nil), got...)
+	}
+}
+
+// The exact bytes of representative requests: text, images, thinking and text signatures,
+// tool calls with thought signatures, tool results with images, another model's turn,
+// thinking levels and budgets, tools without parameters, characters JSON may escape. The
+// bodies are what google.golang.org/genai v1.77.0 sent, before our own client replaced it.
+func TestGeminiRequestBodies(t *testing.T) {
+	sig := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	turn := func(model string) *codec.AssistantMessage {
+		return &codec.AssistantMessage{API: provider.APIGemini, Provider: "google", Model: model, Content: []codec.Content{
+			&codec.ThinkingContent{Thinking: "Plan <a> & b.", ThinkingSignature: sig("thought-1")},
+			&codec.ThinkingContent{Thinking: "hidden", Redacted: true},
+			&codec.TextContent{Text: "Reading both.", TextSignature: sig("text-1")},
+			&codec.TextContent{Text: "", TextSignature: sig("empty-text")},
+			&codec.TextContent{Text: ""},
+			&codec.ToolCall{ID: "c1", Name: "read", Arguments: []byte(`{"path":"a.gif","n":12345678901234567890,"f":1.5}`), ThoughtSignature: sig("call-1")},
+			&codec.ToolCall{ID: "c2", Name: "bash", Arguments: []byte(`{"command":"echo hi && wc -c <x"}`)},
+			&codec.ToolCall{ID: "c3", Name: "bash", Arguments: nil},
+			&codec.ToolCall{ID: "c4", Name: "bash", Arguments: []byte(`not json`), ThoughtSignature: "not base64!"},
+		}}
+	}
+	results := []codec.Message{
+		&codec.ToolResultMessage{ToolCallID: "c1", ToolName: "read", Content: []codec.Content{
+			&codec.TextContent{Text: "Read image file [image/gif]"}, &codec.ImageContent{MimeType: "image/gif", Data: "R0lGODlh"}}},
+		&codec.ToolResultMessage{ToolCallID: "c2", ToolName: "bash", Content: []codec.Content{&codec.TextContent{Text: "exit 1"}}, IsError: true},
+		&codec.ToolResultMessage{ToolCallID: "c3", ToolName: "bash"},
+		&codec.ToolResultMessage{ToolCallID: "c4", ToolName: "bash", Content: []codec.Content{&codec.ImageContent{MimeType: "image/png", Data: "!!"}}},
+	}
+	user := &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: "Look <here> & \u2028 \"there\""},
+		&codec.ImageContent{MimeType: "image/png", Data: "iVBORw0KGgo="}}}
+	conversation := func(model string) []codec.Message {
+		return append(append([]codec.Message{user, turn(model)}, results...), &codec.UserMessage{Text: "and now?"})
+	}
+	for _, tc := range []struct {
+		name  string
+		req   func() provider.Request
+		model string
+		want  string
+	}{
+		{"text", func() provider.Request { return geminiRequest() }, "gemini-3-pro-preview", `{"contents":[{"parts":[{"text":"hi"}],"role":"user"}],"generationConfig":{"maxOutputTokens":65536},"systemInstruction":` +
+			`{"parts":[{"text":"You are a test."}],"role":"user"},` +
+			`"tools":[{"functionDeclarations":[{"description":"Read a file","name":"read","parametersJsonSchema":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"}},{"description":"Run a command","name":"bash","parametersJsonSchema":{"properties":{"command":{"type":"string"}},"required":["command"],"type":"object"}}]}]}`},
+		{"same model's turn, Gemini 3 high", func() provider.Request {
+			r := geminiRequest()
+			r.ThinkingLevel, r.Messages = "high", conversation(geminiModel.ID)
+			return r
+		}, "gemini-3-pro-preview", `{"contents":[{"parts":[{"text":"Look \u003chere\u003e \u0026 \u2028 \"there\""},{"inlineData":{"data":"iVBORw0KGgo=","mimeType":"image/png"}}],"role":"user"},` +
+			`{"parts":[{"text":"Plan \u003ca\u003e \u0026 b.","thought":true,"thoughtSignature":"dGhvdWdodC0x"},{"text":"Reading both.","thoughtSignature":"dGV4dC0x"},{"thoughtSignature":"ZW1wdHktdGV4dA=="},{"functionCall":{"args":{"f":1.5,"n":12345678901234567000,"path":"a.gif"},"name":"read"},"thoughtSignature":"Y2FsbC0x"},{"functionCall":{"args":{"command":"echo hi \u0026\u0026 wc -c \u003cx"},"name":"bash"}},{"functionCall":{"name":"bash"}},{"functionCall":{"name":"bash"}}],"role":"model"},` +
+			`{"parts":[{"functionResponse":{"name":"read","response":{"output":"Read image file [image/gif]"}}},{"functionResponse":{"name":"bash","response":{"error":"exit 1"}}},{"functionResponse":{"name":"bash","response":{"output":""}}},{"functionResponse":{"name":"bash","response":{"output":""}}}],"role":"user"},` +
+			`{"parts":[{"text":"Attached image(s) from the tool result(s) above:"},{"inlineData":{"data":"R0lGODlh","mimeType":"image/gif"}}],"role":"user"},` +
+			`{"parts":[{"text":"and now?"}],"role":"user"}],"generationConfig":{"maxOutputTokens":65536,"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"HIGH"}},` +
+			`"systemInstruction":{"parts":[{"text":"You are a test."}],"role":"user"},` +
+			`"tools":[{"functionDeclarations":[{"description":"Read a file","name":"read","parametersJsonSchema":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"}},{"description":"Run a command","name":"bash","parametersJsonSchema":{"properties":{"command":{"type":"string"}},"required":["command"],"type":"object"}}]}]}`},
+		{"another model's turn", func() provider.Request {
+			r := geminiRequest()
+			r.ThinkingLevel, r.Messages = "minimal", conversation("gemini-2.5-pro")
+			return r
+		}, "gemini-3-pro-preview", `{"contents":[{"parts":[{"text":"Look \u003chere\u003e \u0026 \u2028 \"there\""},{"inlineData":{"data":"iVBORw0KGgo=","mimeType":"image/png"}}],"role":"user"},` +
+			`{"parts":[{"text":"Reading both."},{"functionCall":{"args":{"f":1.5,"n":12345678901234567000,"path":"a.gif"},"name":"read"}},{"functionCall":{"args":{"command":"echo hi \u0026\u0026 wc -c \u003cx"},"name":"bash"}},{"functionCall":{"name":"bash"}},{"functionCall":{"name":"bash"}}],"role":"model"},` +
+			`{"parts":[{"functionResponse":{"name":"read","response":{"output":"Read image file [image/gif]"}}},{"functionResponse":{"name":"bash","response":{"error":"exit 1"}}},{"functionResponse":{"name":"bash","response":{"output":""}}},{"functionResponse":{"name":"bash","response":{"output":""}}}],"role":"user"},` +
+			`{"parts":[{"text":"Attached image(s) from the tool result(s) above:"},{"inlineData":{"data":"R0lGODlh","mimeType":"image/gif"}}],"role":"user"},` +
+			`{"parts":[{"text":"and now?"}],"role":"user"}],"generationConfig":{"maxOutputTokens":65536,"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"LOW"}},` +
+			`"systemInstruction":{"parts":[{"text":"You are a test."}],"role":"user"},` +
+			`"tools":[{"functionDeclarations":[{"description":"Read a file","name":"read","parametersJsonSchema":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"}},{"description":"Run a command","name":"bash","parametersJsonSchema":{"properties":{"command":{"type":"string"}},"required":["command"],"type":"object"}}]}]}`},
+		{"2.5 flash budget, no system prompt, a tool without parameters", func() provider.Request {
+			r := geminiRequest()
+			r.Model = provider.Model{ID: "gemini-2.5-flash", Provider: "google", API: provider.APIGemini, Reasoning: true, MaxTokens: 2000}
+			r.SystemPrompt, r.ThinkingLevel = "", "medium"
+			r.Tools = []provider.ToolSpec{{Name: "now", Description: "The time <now>"}}
+			r.Messages = []codec.Message{&codec.UserMessage{Text: ""}, &codec.UserMessage{Blocks: []codec.Content{}}}
+			return r
+		}, "gemini-2.5-flash", `{"contents":[{"parts":[{}],"role":"user"}],"generationConfig":{"maxOutputTokens":2000,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":2000}},` +
+			`"tools":[{"functionDeclarations":[{"description":"The time \u003cnow\u003e","name":"now","parametersJsonSchema":{"properties":{},"type":"object"}}]}]}`},
+		{"no thinking, no tools, no maximum", func() provider.Request {
+			r := geminiRequest()
+			r.Model = provider.Model{ID: "models/gemini-2.0-flash", Provider: "google", API: provider.APIGemini}
+			r.Tools, r.ThinkingLevel = nil, "high"
+			return r
+		}, "gemini-2.0-flash", `{"contents":[{"parts":[{"text":"hi"}],"role":"user"}],"generationConfig":{},"systemInstruction":{"parts":[{"text":"You are a test."}],"role":"user"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, captured := geminiCapture(t)
+			p := provider.NewGemini(provider.Endpoint{BaseURL: url + "/v1beta", APIKey: "k"})
+			if _, err := playEvents(context.Background(), p, tc.req()); err != nil {
+				t.Fatal(err)
+			}
+			reqs := captured()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			r := reqs[0]
+			if want := "/v1beta/models/" + tc.model + ":streamGenerateContent?alt=sse"; r.method != "POST" || r.target != want {
+				t.Errorf("%s %s, want POST %s", r.method, r.target, want)
+			}
+			if r.contentType != "application/json" || r.key != "k" {
+				t.Errorf("content type %q, key %q", r.contentType, r.key)
+			}
+			if r.body != tc.want {
+				t.Errorf("body\n got %s\nwant %s", r.body, tc.want)
+			}
+		})
+	}
+}
+
+// The base URL may end with the API version or not (then it is v1beta), with a path before
+// it or not; a model id may carry its "models/" prefix. The endpoint's headers go with every
+// request.
+func TestGeminiTarget(t *testing.T) {
+	for _, tc := range []struct{ base, model, want string }{
+		{"", "gemini-2.5-pro", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"},
+		{"/", "gemini-2.5-pro", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"},
+		{"/v1", "gemini-2.5-pro", "/v1/models/gemini-2.5-pro:streamGenerateContent?alt=sse"},
+		{"/v1alpha/", "models/gemini-3-pro-preview", "/v1alpha/models/gemini-3-pro-preview:streamGenerateContent?alt=sse"},
+		{"/proxy/google/v1beta", "gemini-2.5-pro", "/proxy/google/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"},
+		{"/proxy/google", "tunedModels/mine-1", "/proxy/google/v1beta/tunedModels/mine-1:streamGenerateContent?alt=sse"},
+	} {
+		t.Run(tc.base+" "+tc.model, func(t *testing.T) {
+			url, captured := geminiCapture(t)
+			var headers http.Header
+			client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				headers = r.Header.Clone()
+				return http.DefaultTransport.RoundTrip(r)
+			})}
+			p := provider.NewGemini(provider.Endpoint{BaseURL: url + tc.base, APIKey: "k", HTTPClient: client,
+				Headers: map[string]string{"x-proxy-token": "t1"}})
+			req := geminiRequest()
+			req.Model.ID = tc.model
+			if _, err := playEvents(context.Background(), p, req); err != nil {
+				t.Fatal(err)
+			}
+			if got := captured()[0].target; got != tc.want {
+				t.Errorf("target %s, want %s", got, tc.want)
+			}
+			if headers.Get("X-Proxy-Token") != "t1" {
+				t.Errorf("headers %v", headers)
+			}
+		})
+	}
+}
+
+// A model id that would change the request's path or query is refused before anything is
+// sent.
+func TestGeminiModelIDChecked(t *testing.T) {
+	for _, id := range []string{"gemini?alt=json", "a&b", "../../files/x", ""} {
+		url, captured := geminiCapture(t)
+		req := geminiRequest()
+		req.Model.ID = id
+		_, err := playEvents(context.Background(), provider.NewGemini(provider.Endpoint{BaseURL: url, APIKey: "k"}), req)
+		if err == nil || len(captured()) != 0 {
+			t.Errorf("model %q: %v, %d requests", id, err, len(captured()))
+		}
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
