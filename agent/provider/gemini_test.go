@@ -546,3 +546,74 @@ func TestGeminiModelIDChecked(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// How the stream is read, apart from what a chunk says: events end with a blank line (\n or
+// \r\n), or with the body; comments and the other fields are skipped; a body that ends in
+// the middle of an event is cut off; a line that is no field, an event that is not JSON or
+// not a response are failures; an error object comes bare or as an event, of any shape; a
+// candidate's finishMessage is the reason's explanation; a null candidate is no answer.
+func TestGeminiStreamReading(t *testing.T) {
+	const text = `{"candidates":[{"content":{"parts":[{"text":"a"}]}}],"responseId":"r"}`
+	const stop = `{"candidates":[{"finishReason":"STOP"}]}`
+	const answer = `start#0(text) delta*1(a) end#0 done(stop 0/0/0/0=0)`
+	for _, tc := range []struct{ name, body, want string }{
+		{"LF", "data: " + text + "\n\ndata: " + stop + "\n\n", answer},
+		{"CRLF, no space", "data:" + text + "\r\n\r\ndata:" + stop + "\r\n\r\n", answer},
+		{"last event ended by the body", "data: " + text + "\n\ndata: " + stop, answer},
+		{"comments and other fields", ": keep-alive\n\nevent: chunk\nid: 1\nretry: 10\ndata: " + text + "\n\n: ping\n\ndata: " + stop + "\n\n", answer},
+		{"cut in an event", "data: " + text + "\n\ndata: {\"candidates\":[{\"fin", `start#0(text) delta*1(a) end#0 ` +
+			`error("the response stream was cut off before it finished" retryable=true overflow=false after=0s)`},
+		{"not a field", "data: " + text + "\n\nnonsense\n\n", `start#0(text) delta*1(a) end#0 ` +
+			`error("a stream line is not a server-sent event: \"nonsense\"" retryable=false overflow=false after=0s)`},
+		{"not JSON", "data: {x}\n\n", `error("a stream event is not JSON (invalid character 'x' looking for beginning of object key string): \"{x}\"" retryable=false overflow=false after=0s)`},
+		{"not a response", `data: {"candidates":{}}` + "\n\n", `error("a stream event does not read as a Gemini response ` +
+			`(json: cannot unmarshal object into Go struct field geminiResponse.candidates of type []provider.geminiCandidate): \"{\\\"candidates\\\":{}}\"" retryable=false overflow=false after=0s)`},
+		{"bare error object", "data: " + text + "\n\n" + `{"error":{"code":503,"message":"busy","status":"UNAVAILABLE"}}` + "\n",
+			`start#0(text) delta*1(a) end#0 error("UNAVAILABLE: busy" retryable=true overflow=false after=0s)`},
+		{"error event of another shape", `data: {"error":{"code":"QUOTA","message":"slow down"}}` + "\n\n",
+			`error("QUOTA: slow down" retryable=false overflow=false after=0s)`},
+		{"error as a string", `data: {"error":"Internal error encountered."}` + "\n\n",
+			`error("Internal error encountered." retryable=false overflow=false after=0s)`},
+		{"error with a numeric code only", `data: {"error":{"code":500,"message":"oops"}}` + "\n\n",
+			`error("oops" retryable=true overflow=false after=0s)`},
+		{"finish message", `data: {"candidates":[{"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":"Malformed function call: read(path=)"}]}` + "\n\n",
+			`error("MALFORMED_FUNCTION_CALL: Malformed function call: read(path=)" retryable=false overflow=false after=0s)`},
+		{"null candidate and part", `data: {"candidates":[{"content":{"parts":[null,{"text":"a"}]}}]}` + "\n\n" +
+			`data: {"candidates":[null]}` + "\n\ndata: " + stop + "\n\n", answer},
+		{"call with an id, arguments kept as sent", `data: {"candidates":[{"content":{"parts":[{"functionCall":{"id":"f1","name":"bash","args":{"command":"a && b <c"}}}]},"finishReason":"STOP"}]}` + "\n\n",
+			`start#0(toolCall f1 bash) delta*1({"command":"a && b <c"}) end#0 done(toolUse 0/0/0/0=0)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := geminiRaw(t, 0, tc.body)
+			evs, err := playEvents(context.Background(), p, geminiRequest())
+			completionsCollect(t, evs, err)
+			if got := anthropicOutcome(evs, err); got != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// A request's failure before any answer: a server that cannot be reached is a transient
+// connection failure, and nothing else is sent (no retry of ours).
+func TestGeminiUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	_, err := playEvents(context.Background(), provider.NewGemini(provider.Endpoint{BaseURL: url, APIKey: "k"}), geminiRequest())
+	var perr *provider.Error
+	if !errors.As(err, &perr) || !perr.Retryable || !strings.HasPrefix(perr.Message, "connection failed: ") {
+		t.Errorf("got %T %v", err, err)
+	}
+}
+
+// Without a key, no key header is sent (a server that needs none gets none).
+func TestGeminiNoKey(t *testing.T) {
+	url, captured := geminiCapture(t)
+	if _, err := playEvents(context.Background(), provider.NewGemini(provider.Endpoint{BaseURL: url}), geminiRequest()); err != nil {
+		t.Fatal(err)
+	}
+	if r := captured()[0]; r.key != "" {
+		t.Errorf("key header %q", r.key)
+	}
+}
