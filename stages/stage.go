@@ -29,12 +29,13 @@ type Frame struct {
 	// LineNo is the input line number of a frame read as bytes, 0 otherwise.
 	LineNo int
 
-	line    []byte
-	typ     string
-	checked bool
-	indexed bool // index holds the members of line
-	err     error
-	index   codec.Index // top-level members, recorded by Check
+	line     []byte
+	typ      string
+	indexTyp string // typ of the line last checked with index: what Repeats compares with
+	checked  bool
+	indexed  bool // index holds the members of line
+	err      error
+	index    codec.Index // top-level members, recorded by Check
 }
 
 // EventFrame wraps a typed event.
@@ -91,7 +92,10 @@ func (f *Frame) Check() error {
 		f.err = codec.CheckObjectIndexed(f.line, &f.index)
 		if f.err == nil {
 			f.indexed = true
-			f.typ = eventType(f.line, f.index.Type())
+			if !f.index.Repeats() || f.index.Changed(f.index.Type()) {
+				f.indexTyp = eventType(f.line, f.index.Type())
+			}
+			f.typ = f.indexTyp
 		}
 	}
 	return f.err
