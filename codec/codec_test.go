@@ -437,6 +437,9 @@ func TestIndexRepeated(t *testing.T) {
 			for j, m := range ix.members {
 				if ix.Changed(m) && m.ValStart+1 != ix.notes.last.body {
 					topKey = string(ix.key(ix.line, j))
+					if !ix.ChangedIn(topKey) {
+						t.Errorf("%d: not changed in %q", i, topKey)
+					}
 				}
 			}
 		}

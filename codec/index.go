@@ -80,10 +80,11 @@ func CheckObjectIndexed(line []byte, ix *Index) error {
 // is and returns false when b is not such a line.
 func (ix *Index) repeat(b []byte) bool {
 	ix.repeated = false
-	last, old := ix.notes.last, ix.prev
+	old := ix.prev
 	if len(old) == 0 {
 		return false
 	}
+	last := &ix.notes.last
 	end := len(b) - (len(old) - last.end) // where b's body must end, at the same tail
 	if end < last.body || string(b[:last.body]) != string(old[:last.body]) || string(b[end:]) != string(old[last.end:]) {
 		return false
@@ -102,8 +103,8 @@ func (ix *Index) repeat(b []byte) bool {
 			m.ValEnd += moved
 		}
 	}
-	ix.notes.last.end = end
 	ix.prev = append(ix.prev[:last.body], b[last.body:]...)
+	last.end = end
 	ix.line, ix.repeated = b, true
 	return true
 }
@@ -117,9 +118,23 @@ func (ix *Index) Repeats() bool { return ix.repeated }
 func (ix *Index) ChangedString() (key []byte, depth int) {
 	last := ix.notes.last
 	if last.key >= 0 {
-		key = ix.line[last.key+1 : SkipString(ix.line, last.key+1)-1]
+		// The key's closing quote: before the value's opening quote, a colon and white space.
+		end := skipSpaceBack(ix.line, skipSpaceBack(ix.line, last.body-1)-1) - 1
+		key = ix.line[last.key+1 : end]
 	}
 	return key, last.depth
+}
+
+// ChangedIn reports, when Repeats, whether the body that changed is in the value of the
+// top-level member named key (the last of duplicates, as FindEach finds).
+func (ix *Index) ChangedIn(key string) bool {
+	found := false
+	for j, m := range ix.members {
+		if string(ix.key(ix.line, j)) == key {
+			found = ix.Changed(m)
+		}
+	}
+	return found
 }
 
 // Changed reports, when Repeats, whether the value of m, a member of the line, holds the
