@@ -336,6 +336,19 @@ func FuzzIndexNextLine(f *testing.F) {
 		{`{"a":1,"b":2}`, `{"a":1,"b"}`},
 		{`{"a":1,"b":2,"c":3}`, `{"a":1,"b":2`},
 		{`{"a":"\u00e9","b":{"x":1,"x":2}}`, `{"a":"\u00e9","b":{"x":1}}`},
+		// Lines that differ from the line before only in the body of its last string value.
+		{update, strings.Replace(update, `"a"`, `"a longer text"`, 1)},
+		{update, strings.Replace(update, `"a"`, `""`, 1)},
+		{update, strings.Replace(update, `"a"`, `"a\"b"`, 1)},
+		{update, strings.Replace(update, `"a"`, `"a"b"`, 1)},
+		{update, strings.Replace(update, `"a"`, `"a\"`, 1)},
+		{update, strings.Replace(update, `"a"`, `"\u00e9\ud800"`, 1)},
+		{update, strings.Replace(update, `"a"`, "\"\xff\"", 1)},
+		{update, strings.Replace(update, `"a"`, "\"\n\"", 1)},
+		{`{"a":[1,"x"],"b":2}`, `{"a":[1,"xy"],"b":2}`},
+		{`{"a":"x","b":2,"c":{}}`, `{"a":"xyz","b":2,"c":{}}`},
+		{`{"type":"x"}`, `{"type":"y","type":"z"}`},
+		{`{"a":"x","a":"y"}`, `{"a":"x","a":"yy"}`},
 	} {
 		f.Add([]byte(pair[0]), []byte(pair[1]))
 	}
@@ -358,16 +371,82 @@ func FuzzIndexNextLine(f *testing.F) {
 				t.Fatalf("after %q: %s: %+v, fresh %+v", first, keys[i], got[i], want[i])
 			}
 		}
-		if len(reused.keys) != len(fresh.keys) || reused.Type() != fresh.Type() || reused.Unambiguous() != fresh.Unambiguous() {
+		if len(reused.members) != len(fresh.members) || reused.Type() != fresh.Type() || reused.Unambiguous() != fresh.Unambiguous() {
 			t.Fatalf("after %q: %d keys, type %+v, unambiguous %v; fresh %d, %+v, %v", first,
-				len(reused.keys), reused.Type(), reused.Unambiguous(), len(fresh.keys), fresh.Type(), fresh.Unambiguous())
+				len(reused.members), reused.Type(), reused.Unambiguous(), len(fresh.members), fresh.Type(), fresh.Unambiguous())
 		}
-		for j := range fresh.keys {
-			if !bytes.Equal(reused.keys[j], fresh.keys[j]) || len(fresh.keys[j]) > 0 && &reused.keys[j][0] != &next[fresh.members[j].KeyStart+1] {
-				t.Fatalf("after %q: key %d is %q, fresh %q", first, j, reused.keys[j], fresh.keys[j])
+		for j := range fresh.members {
+			if got, want := reused.key(next, j), fresh.key(next, j); !bytes.Equal(got, want) || reused.members[j] != fresh.members[j] {
+				t.Fatalf("after %q: member %d is %q %+v, fresh %q %+v", first, j, got, reused.members[j], want, fresh.members[j])
+			}
+		}
+		if fresh.Repeats() {
+			t.Fatal("a fresh index says its line repeats another")
+		}
+		if reused.Repeats() {
+			// Only the body of one string differs: the same bytes before and after it.
+			p := commonPrefix(first, next)
+			s := commonPrefix(reverse(first[p:]), reverse(next[p:]))
+			if bytes.IndexByte(first[:p], '"') < 0 || bytes.IndexByte(first[len(first)-s:], '"') < 0 {
+				t.Fatalf("%q said to repeat %q but for a string", next, first)
 			}
 		}
 	})
+}
+
+func reverse(b []byte) []byte {
+	r := make([]byte, len(b))
+	for i, c := range b {
+		r[len(b)-1-i] = c
+	}
+	return r
+}
+
+// Repeats, ChangedString and Changed name the string value in which a line differs from the line before it.
+func TestIndexRepeated(t *testing.T) {
+	update := `{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"0001 "}}`
+	var ix Index
+	for i, c := range []struct {
+		line  string
+		ok    bool
+		key   string
+		depth int
+		top   string
+	}{
+		{update, false, "", 0, ""},
+		{strings.Replace(update, "0001 ", "0002 ", 1), true, "delta", 1, "assistantMessageEvent"},
+		{strings.Replace(update, "0001 ", `three \\u words`, 1), true, "delta", 1, "assistantMessageEvent"},
+		{strings.Replace(update, "0001 ", "0002", 1), true, "delta", 1, "assistantMessageEvent"},
+		{strings.Replace(update, `"messageId":1`, `"messageId":2`, 1), false, "", 0, ""}, // a number
+		{`{"type":"x","text":"a"}`, false, "", 0, ""},
+		{`{"type":"x","text":"ab"}`, true, "text", 0, ""},
+		{`{"type":"x","list":["a",1,"b"]}`, false, "", 0, ""},
+		{`{"type":"x","list":["a",1,"bc"]}`, true, "", 1, "list"},
+		{`{"type":"x","list":["a",1,"bc"]`, false, "", 0, ""}, // invalid
+		{`{"type":"x","list":["a",1,"bcd"]}`, false, "", 0, ""},
+	} {
+		if err := CheckObjectIndexed([]byte(c.line), &ix); (err == nil) != !strings.HasSuffix(c.line, "]") {
+			t.Fatalf("%d: %v", i, err)
+		}
+		ok := ix.Repeats()
+		var key []byte
+		var depth int
+		topKey := ""
+		if ok {
+			key, depth = ix.ChangedString()
+			for j, m := range ix.members {
+				if ix.Changed(m) && m.ValStart+1 != ix.notes.last.body {
+					topKey = string(ix.key(ix.line, j))
+					if !ix.ChangedIn(topKey) {
+						t.Errorf("%d: not changed in %q", i, topKey)
+					}
+				}
+			}
+		}
+		if ok != c.ok || string(key) != c.key || depth != c.depth || topKey != c.top {
+			t.Errorf("%d: repeats %v %q %d %q, want %v %q %d %q", i, ok, key, depth, topKey, c.ok, c.key, c.depth, c.top)
+		}
+	}
 }
 
 // afterFillers is a nested object of seenKeys keys with distinct fingerprints, then two keys

@@ -9,13 +9,13 @@ import (
 // that stages find the members they need without scanning the line a second time.
 type Index struct {
 	line    []byte
-	keys    [][]byte // raw key bodies, aliasing line
+	keyLens []int32 // lengths of the raw key bodies, which start after members' KeyStart
 	members []Member
 	typ     int // index in members of the last "type", -1 when there is none
 	notes   scanNotes
 
 	// Room for the members of a typical event, so indexing one allocates nothing.
-	keyStore    [8][]byte
+	keyStore    [8]int32
 	memberStore [8]Member
 
 	// The start of the last line indexed and where its first members end, so that the next
@@ -25,11 +25,19 @@ type Index struct {
 	memo      [memoSize]byte
 	marks     [maxMarks]mark
 	markCount int
+
+	// The whole last line indexed, when it is short (prev is empty otherwise), so that a line
+	// that repeats it but for the body of its last string value (the next delta of a block:
+	// only its text changes) is checked by comparing bytes and crossing that one string.
+	prev     []byte
+	repeated bool // the line indexed last was found so
+	count    int  // lines indexed, valid or not
 }
 
 const (
-	memoSize = 256 // bytes of a line's start remembered
-	maxMarks = 8   // member ends remembered
+	memoSize = 256  // bytes of a line's start remembered
+	maxMarks = 8    // member ends remembered
+	prevSize = 4096 // longest line kept whole to compare the next with
 )
 
 // mark is the indexing state of a line where a top-level member has ended: at end, its
@@ -46,17 +54,104 @@ type mark struct {
 // CheckObjectIndexed is CheckObject that also records line's top-level members in ix
 // (reusing its storage). ix is valid while line is.
 func CheckObjectIndexed(line []byte, ix *Index) error {
-	if ix.keys == nil {
-		ix.keys, ix.members = ix.keyStore[:0], ix.memberStore[:0]
-	}
-	ix.line, ix.keys, ix.members, ix.typ, ix.notes = nil, ix.keys[:0], ix.members[:0], -1, scanNotes{}
-	if indexObject(line, ix) {
-		ix.line = line
+	ix.count++
+	if ix.repeat(line) {
 		return nil
 	}
-	ix.keys, ix.members = ix.keys[:0], ix.members[:0]
+	if ix.keyLens == nil {
+		ix.keyLens, ix.members = ix.keyStore[:0], ix.memberStore[:0]
+	}
+	ix.line, ix.keyLens, ix.members, ix.typ, ix.notes = nil, ix.keyLens[:0], ix.members[:0], -1, scanNotes{}
+	ix.prev = ix.prev[:0]
+	if indexObject(line, ix) {
+		ix.line = line
+		if len(line) <= prevSize && ix.notes.last.body > 0 {
+			ix.prev = append(ix.prev, line...)
+		}
+		return nil
+	}
+	ix.keyLens, ix.members = ix.keyLens[:0], ix.members[:0]
 	return CheckObject(line) // says what is wrong
 }
+
+// repeat indexes b when it is the last line indexed (valid) but for the body of that line's
+// last string value: every other byte is the same, so b is valid if that body is, and its
+// members are those of the last line, moved by the change of length. It leaves ix as it
+// is and returns false when b is not such a line.
+func (ix *Index) repeat(b []byte) bool {
+	ix.repeated = false
+	old := ix.prev
+	if len(old) == 0 {
+		return false
+	}
+	last := &ix.notes.last
+	end := len(b) - (len(old) - last.end) // where b's body must end, at the same tail
+	if end < last.body || string(b[:last.body]) != string(old[:last.body]) || string(b[end:]) != string(old[last.end:]) {
+		return false
+	}
+	if after, ok := validString(b, last.body); !ok || after != end+1 {
+		return false
+	}
+	moved := end - last.end
+	for k := range ix.members {
+		m := &ix.members[k]
+		if m.KeyStart > last.body {
+			m.KeyStart += moved
+			m.ValStart += moved
+		}
+		if m.ValEnd > last.body {
+			m.ValEnd += moved
+		}
+	}
+	ix.prev = append(ix.prev[:last.body], b[last.body:]...)
+	last.end = end
+	ix.line, ix.repeated = b, true
+	return true
+}
+
+// Repeats reports whether the line ix holds is the line indexed just before it in ix (see
+// Count) but for the body of one string value, which ChangedString and Changed tell.
+func (ix *Index) Repeats() bool { return ix.repeated }
+
+// ChangedString names the string value whose body changed when Repeats: the key of its
+// member (nil for an array element) and the number of containers around its container.
+func (ix *Index) ChangedString() (key []byte, depth int) {
+	last := ix.notes.last
+	if last.key >= 0 {
+		// The key's closing quote: before the value's opening quote, a colon and white space.
+		end := skipSpaceBack(ix.line, skipSpaceBack(ix.line, last.body-1)-1) - 1
+		key = ix.line[last.key+1 : end]
+	}
+	return key, last.depth
+}
+
+// ChangedIn reports, when Repeats, whether the body that changed is in the value of the
+// top-level member named key (the last of duplicates, as FindEach finds).
+func (ix *Index) ChangedIn(key string) bool {
+	found := false
+	for j, m := range ix.members {
+		if string(ix.key(ix.line, j)) == key {
+			found = ix.Changed(m)
+		}
+	}
+	return found
+}
+
+// Changed reports, when Repeats, whether the value of m, a member of the line, holds the
+// body that changed; every other member is as it was in the line before.
+func (ix *Index) Changed(m Member) bool {
+	return m.ValStart < ix.notes.last.body && ix.notes.last.body < m.ValEnd
+}
+
+// key is the raw body of the key of member j of line b, the line indexed.
+func (ix *Index) key(b []byte, j int) []byte {
+	start := ix.members[j].KeyStart + 1
+	return b[start : start+int(ix.keyLens[j])]
+}
+
+// Count is the number of lines CheckObjectIndexed has checked with ix: a caller that saw
+// the line checked before (count one less) knows what Repeated compares with.
+func (ix *Index) Count() int { return ix.count }
 
 // indexObject validates line as one object, recording its members. (A single loop over
 // the tokens with an explicit stack, instead of a call per value, was tried: Go keeps its
@@ -98,8 +193,8 @@ func indexObject(b []byte, ix *Index) bool {
 		bit := keyBit(key)
 		if keys&bit != 0 && !ix.notes.sameKeys {
 			ix.notes.sameKeys = checks == maxKeyChecks
-			for _, k := range ix.keys {
-				ix.notes.sameKeys = ix.notes.sameKeys || string(k) == string(key)
+			for j := range ix.members {
+				ix.notes.sameKeys = ix.notes.sameKeys || string(ix.key(b, j)) == string(key)
 			}
 			checks++
 		}
@@ -115,17 +210,10 @@ func indexObject(b []byte, ix *Index) bool {
 			i++
 		}
 		valStart := SkipSpace(b, i)
-		if valStart < len(b) && b[valStart] == '"' {
-			i, ok = validString(b, valStart+1)
-		} else if end := plainInt(b, valStart); end > valStart {
-			i, ok = end, true
-		} else {
-			i, ok = validValue(b, valStart, 1, &ix.notes)
-		}
-		if !ok {
+		if i, ok = validElem(b, valStart, keyStart, 0, &ix.notes); !ok {
 			return false
 		}
-		ix.keys = append(ix.keys, key)
+		ix.keyLens = append(ix.keyLens, int32(len(key)))
 		ix.members = append(ix.members, Member{KeyStart: keyStart, ValStart: valStart, ValEnd: i})
 		if i < len(b) && b[i] == ',' {
 			i = SkipSpace(b, i+1)
@@ -159,10 +247,7 @@ func (ix *Index) resume(b []byte) (m mark, ok bool) {
 	for k := ix.markCount - 1; k > 0; k-- { // marks[0] is the first key: nothing to skip
 		if m = ix.marks[k]; m.end <= same {
 			ix.members = ix.members[:m.members]
-			ix.keys = ix.keys[:m.members]
-			for j, mb := range ix.members {
-				ix.keys[j] = b[mb.KeyStart+1 : mb.KeyStart+1+len(ix.keys[j])]
-			}
+			ix.keyLens = ix.keyLens[:m.members]
 			ix.typ, ix.notes.sameKeys = m.typ, m.sameKeys
 			return m, true
 		}
@@ -234,7 +319,8 @@ func (ix *Index) Indexed(line []byte) bool {
 // FindEach is codec.FindEach over the recorded members: of duplicate keys the last wins.
 func (ix *Index) FindEach(keys []string, found []Member) {
 	clear(found)
-	for j, k := range ix.keys {
+	for j := range ix.members {
+		k := ix.key(ix.line, j)
 		for i, key := range keys {
 			if len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && string(k) == key {
 				found[i] = ix.members[j]

@@ -51,6 +51,16 @@ type scanNotes struct {
 	// sameKeys: an object may have a key twice as written (two of its keys were found equal,
 	// or too many of them shared fingerprints to compare them all). False means none has.
 	sameKeys bool
+	// last is the last string value crossed (not a key), where a line of a stream most often
+	// differs from the line before it (the text of a delta).
+	last stringValue
+}
+
+// stringValue places a string value of a line: body is the index after its opening quote,
+// end that of its closing quote, key that of the opening quote of its member's key (-1 for
+// an array element), depth the number of containers around its container.
+type stringValue struct {
+	body, end, key, depth int
 }
 
 // keyBit is a fingerprint of an object key (its raw body): one bit of 64, chosen from its
@@ -143,30 +153,13 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 			} else {
 				i++
 			}
-			if i < len(b) && b[i] == '"' {
-				i, ok = validString(b, i+1)
-			} else if end := plainInt(b, i); end > i {
-				i, ok = end, true
-			} else {
-				i, ok = validValue(b, SkipSpace(b, i), depth+1, notes)
-			}
-			if !ok {
+			if i, ok = validElem(b, SkipSpace(b, i), keyStart-1, depth, notes); !ok {
 				return i, false
 			}
-			if i < len(b) && b[i] == ',' {
-				i = SkipSpace(b, i+1)
-				continue
+			var more bool
+			if i, more, ok = afterElem(b, i, '}'); !more {
+				return i, ok
 			}
-			if i = SkipSpace(b, i); i >= len(b) {
-				return i, false
-			}
-			if b[i] == '}' {
-				return i + 1, true
-			}
-			if b[i] != ',' {
-				return i, false
-			}
-			i = SkipSpace(b, i+1)
 		}
 	case c == '[':
 		if depth >= maxDepth {
@@ -177,34 +170,50 @@ func validValue(b []byte, i, depth int, notes *scanNotes) (int, bool) {
 			return i + 1, true
 		}
 		for {
-			var ok bool
-			if i < len(b) && b[i] == '"' {
-				i, ok = validString(b, i+1)
-			} else if end := plainInt(b, i); end > i {
-				i, ok = end, true
-			} else {
-				i, ok = validValue(b, i, depth+1, notes)
-			}
-			if !ok {
+			var ok, more bool
+			if i, ok = validElem(b, i, -1, depth, notes); !ok {
 				return i, false
 			}
-			if i < len(b) && b[i] == ',' {
-				i = SkipSpace(b, i+1)
-				continue
+			if i, more, ok = afterElem(b, i, ']'); !more {
+				return i, ok
 			}
-			if i = SkipSpace(b, i); i >= len(b) {
-				return i, false
-			}
-			if b[i] == ']' {
-				return i + 1, true
-			}
-			if b[i] != ',' {
-				return i, false
-			}
-			i = SkipSpace(b, i+1)
 		}
 	}
 	return validScalar(b, i)
+}
+
+// validElem checks the value at i, a member's value (its key's opening quote at key) or an
+// array's element (key -1) in a container at depth, and returns the index after it. Strings
+// and plain integers, most values, are crossed without a call of validValue.
+func validElem(b []byte, i, key, depth int, notes *scanNotes) (int, bool) {
+	if i < len(b) && b[i] == '"' {
+		end, ok := validString(b, i+1)
+		notes.last = stringValue{body: i + 1, end: end - 1, key: key, depth: depth}
+		return end, ok
+	}
+	if end := plainInt(b, i); end > i {
+		return end, true
+	}
+	return validValue(b, i, depth+1, notes)
+}
+
+// afterElem crosses what follows an element of a container that ends with close: more is
+// true when a comma does (i is then the next element's start), false at the end of the
+// container (i after close; ok false when neither follows).
+func afterElem(b []byte, i int, close byte) (next int, more, ok bool) {
+	if i < len(b) && b[i] == ',' {
+		return SkipSpace(b, i+1), true, true
+	}
+	if i = SkipSpace(b, i); i >= len(b) {
+		return i, false, false
+	}
+	switch b[i] {
+	case close:
+		return i + 1, false, true
+	case ',':
+		return SkipSpace(b, i+1), true, true
+	}
+	return i, false, false
 }
 
 // plainInt returns the end of the plain integer at i (digits without a sign, fraction,

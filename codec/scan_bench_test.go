@@ -1,6 +1,9 @@
 package codec
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // Typical lines of the delta form and of a 10-million-line stream: validating and indexing
 // them is most of what a filter does per line.
@@ -21,5 +24,23 @@ func BenchmarkCheckObjectIndexed(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCheckObjectIndexedStream checks the lines of one streamed block in turn, each the
+// line before it but for its delta, as the delta form has them.
+func BenchmarkCheckObjectIndexedStream(b *testing.B) {
+	lines := make([][]byte, 1000)
+	size := 0
+	for i := range lines {
+		lines[i] = fmt.Appendf(nil, `{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"%04d "}}`, i)
+		size += len(lines[i])
+	}
+	b.SetBytes(int64(size / len(lines)))
+	var ix Index
+	for i := range b.N {
+		if CheckObjectIndexed(lines[i%len(lines)], &ix) != nil {
+			b.Fatal("invalid")
+		}
 	}
 }

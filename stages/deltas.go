@@ -17,6 +17,10 @@ type Deltas struct {
 	buf []byte
 	ev  []byte // the nested event's new encoding, reused
 	out []byte // the line written last, valid until the next Push
+
+	// passed is the line passed on last if it was an update already in the delta form:
+	// the next delta of its block, which only its text tells from it, passes too.
+	passed lineID
 }
 
 // NewDeltas returns the delta stage.
@@ -43,6 +47,8 @@ func (m *messageIDs) next(typ string, present int64) int64 {
 }
 
 func (d *Deltas) Push(f *Frame, emit Emit) error {
+	passed := d.passed
+	d.passed = lineID{}
 	switch f.Type() {
 	case codec.TypeMessageStart, codec.TypeMessageEnd, codec.TypeMessageUpdate:
 	default:
@@ -50,6 +56,10 @@ func (d *Deltas) Push(f *Frame, emit Emit) error {
 	}
 	if f.Event != nil {
 		return emit(d.typed(f))
+	}
+	if f.repeatsDeltaOf(passed) {
+		d.passed = f.checkedLine()
+		return emit(f)
 	}
 	out, ok := d.raw(f)
 	if !ok {
@@ -124,6 +134,9 @@ func (d *Deltas) raw(f *Frame) (out []byte, ok bool) {
 		}
 	}
 	if len(edits) == 0 {
+		if typ == codec.TypeMessageUpdate && present > 0 {
+			d.passed = f.checkedLine() // its id adopted, no snapshot, nothing to add
+		}
 		return nil, false
 	}
 	sortEdits(edits)

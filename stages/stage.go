@@ -19,6 +19,8 @@
 package stages
 
 import (
+	"sync/atomic"
+
 	"github.com/basecontext/base-context/codec"
 )
 
@@ -29,12 +31,24 @@ type Frame struct {
 	// LineNo is the input line number of a frame read as bytes, 0 otherwise.
 	LineNo int
 
-	line    []byte
-	typ     string
-	checked bool
-	indexed bool // index holds the members of line
-	err     error
-	index   codec.Index // top-level members, recorded by Check
+	line     []byte
+	typ      string
+	indexTyp string // typ of the line last checked with index: what Repeats compares with
+	checked  bool
+	indexed  bool // index holds the members of line
+	err      error
+	index    codec.Index // top-level members, recorded by Check
+	id       uint64      // names the frame among all frames, from its first Check on
+}
+
+// frameIDs numbers the frames that check lines, so that a lineID names one line of one frame.
+var frameIDs atomic.Uint64
+
+// lineID names a line checked in a frame: the frame, and the count of lines checked in it.
+// The zero lineID names none.
+type lineID struct {
+	frame uint64
+	n     int
 }
 
 // EventFrame wraps a typed event.
@@ -88,10 +102,16 @@ func (f *Frame) WriteLine(w *codec.LineWriter) error {
 func (f *Frame) Check() error {
 	if !f.checked {
 		f.checked = true
+		if f.id == 0 {
+			f.id = frameIDs.Add(1)
+		}
 		f.err = codec.CheckObjectIndexed(f.line, &f.index)
 		if f.err == nil {
 			f.indexed = true
-			f.typ = eventType(f.line, f.index.Type())
+			if !f.index.Repeats() || f.index.Changed(f.index.Type()) {
+				f.indexTyp = eventType(f.line, f.index.Type())
+			}
+			f.typ = f.indexTyp
 		}
 	}
 	return f.err
@@ -177,6 +197,30 @@ func eventType(obj []byte, m codec.Member) string {
 		return "error"
 	}
 	return m.Str(obj)
+}
+
+// checkedLine names the frame's line once checked; the zero lineID for a typed event or a
+// line not checked as read (an edited one).
+func (f *Frame) checkedLine() lineID {
+	if !f.indexed || !f.index.Indexed(f.line) {
+		return lineID{}
+	}
+	return lineID{f.id, f.index.Count()}
+}
+
+// repeatsDeltaOf reports whether the frame's line is the line prev, the one checked in this
+// frame just before it, but for the text of its delta: the body of the string "delta" of
+// the object "assistantMessageEvent". A stage that saw prev, changed nothing by it and
+// would decide the same whatever the text may pass the frame on as it passed prev: the
+// next delta of a block comes so.
+func (f *Frame) repeatsDeltaOf(prev lineID) bool {
+	if prev.frame == 0 || f.checkedLine() != (lineID{prev.frame, prev.n + 1}) || !f.index.Repeats() {
+		return false
+	}
+	if key, depth := f.index.ChangedString(); depth != 1 || string(key) != "delta" {
+		return false
+	}
+	return f.index.ChangedIn("assistantMessageEvent")
 }
 
 // members finds the top-level member named by each of keys in the frame's line (the last of

@@ -68,6 +68,12 @@ type Validator struct {
 	blocks     []blockState
 	tools      map[string]openTool
 
+	// steady: the line checked last was a delta of a started block, which changes nothing
+	// the validator follows when it passes. quiet: the last line if it was such a line,
+	// passed in a stream already known to be in the delta form.
+	steady bool
+	quiet  lineID
+
 	ambiguities     codec.AmbiguityWalker
 	reportAmbiguity func(codec.Ambiguity) bool
 }
@@ -157,6 +163,8 @@ func (v *Validator) Push(f *Frame, emit Emit) error {
 	v.result.Lines++
 	v.typ = ""
 	v.path = v.path[:0]
+	quiet := v.quiet
+	v.quiet = lineID{}
 	if err := f.Check(); err != nil {
 		v.report("not a JSON object: " + err.Error())
 		if v.opts.SkipInvalid {
@@ -164,7 +172,19 @@ func (v *Validator) Push(f *Frame, emit Emit) error {
 		}
 		return emit(f)
 	}
-	v.check(f)
+	if f.repeatsDeltaOf(quiet) {
+		// The line before but for the text of its delta, which no check reads: its checks
+		// pass as that line's did, and it changes no more than that line did.
+		v.typ = codec.TypeMessageUpdate
+		v.quiet = f.checkedLine()
+	} else {
+		violations, form := v.result.Violations, v.form
+		v.steady = false
+		v.check(f)
+		if v.steady && v.result.Violations == violations && form == formDelta {
+			v.quiet = f.checkedLine()
+		}
+	}
 	if !f.unambiguous() { // most lines are known to be unambiguous once checked
 		v.checkAmbiguities(f.Line())
 	}
@@ -805,6 +825,7 @@ func (v *Validator) messageUpdate(f *Frame) {
 		return
 	}
 	v.blockOrder(int(index), kind, phase)
+	v.steady = phase == "delta"
 }
 
 // blockOrder checks one update against the per-block order start → deltas → end.

@@ -1,0 +1,127 @@
+package stages_test
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/stages"
+)
+
+// A stage may pass the next delta of a block as it passed the one before it when the reader
+// says that only the delta's text differs (Frame.repeatsDeltaOf). These tests feed streams
+// whose lines differ from the line before in every way, through the reader (where that
+// shortcut applies) and as fresh frames, one per line (where it never does), and require
+// the same output, violations and results.
+
+// repeatStream makes a delta-form stream from data: each line of data is a delta's value
+// (raw JSON, so possibly not a string, or not JSON), or, after a '#', a whole line.
+func repeatStream(data string) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n")
+	b.WriteString(`{"type":"agent_start"}` + "\n" + `{"type":"turn_start"}` + "\n")
+	b.WriteString(`{"type":"message_start","messageId":1,"message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1}}` + "\n")
+	b.WriteString(`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_start","contentIndex":0}}` + "\n")
+	for _, piece := range strings.Split(data, "\n") {
+		if rest, ok := strings.CutPrefix(piece, "#"); ok {
+			b.WriteString(rest + "\n")
+			continue
+		}
+		b.WriteString(`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":` + piece + "}}\n")
+	}
+	b.WriteString(`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_end","contentIndex":0,"content":"x"}}` + "\n")
+	return b.Bytes()
+}
+
+// runBoth runs the stage made by mk over stream through the reader and as fresh frames,
+// returning both outputs.
+func runBoth(t *testing.T, stream []byte, mk func() stages.Stage) (read, fresh string) {
+	var out bytes.Buffer
+	w := codec.NewBatchWriter(&out)
+	if _, err := stages.Run([]stages.Input{{Name: "s", Reader: bytes.NewReader(stream)}}, w, mk(), stages.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	read = out.String()
+	out.Reset()
+	st := mk()
+	emit := func(f *stages.Frame) error { return w.WriteLine(f.Line()) }
+	for n, line := range bytes.Split(bytes.TrimSuffix(stream, []byte("\n")), []byte("\n")) {
+		f := stages.LineFrame(bytes.Clone(line), n+1)
+		f.Check()
+		if err := st.Push(f, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Flush(emit); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return read, out.String()
+}
+
+func checkRepeats(t *testing.T, data string) {
+	stream := repeatStream(data)
+	read, fresh := runBoth(t, stream, func() stages.Stage { return stages.NewDeltas() })
+	if read != fresh {
+		t.Fatalf("deltas: through the reader\n%s\nas fresh frames\n%s", read, fresh)
+	}
+	for _, strict := range []bool{false, true} {
+		var violations [2][]stages.Violation
+		var results [2]stages.ValidateResult
+		run := 0
+		read, fresh := runBoth(t, stream, func() stages.Stage {
+			i := run
+			run++
+			v := stages.NewValidator(stages.ValidateOptions{Strict: strict, Report: func(v stages.Violation) {
+				violations[i] = append(violations[i], v)
+			}})
+			return stages.Chain(v, resultTaker{func() { results[i] = v.Result() }})
+		})
+		if read != fresh || !reflect.DeepEqual(violations[0], violations[1]) || results[0] != results[1] {
+			t.Fatalf("validate (strict %v) on\n%s: through the reader %v %+v, as fresh frames %v %+v", strict, stream,
+				violations[0], results[0], violations[1], results[1])
+		}
+	}
+}
+
+// resultTaker calls take when the stream ends, after the stage before it has flushed.
+type resultTaker struct{ take func() }
+
+func (r resultTaker) Push(f *stages.Frame, emit stages.Emit) error { return emit(f) }
+func (r resultTaker) Flush(stages.Emit) error                      { r.take(); return nil }
+
+func TestRepeatedDeltas(t *testing.T) {
+	for _, data := range []string{
+		`"a"` + "\n" + `"b"` + "\n" + `"cd"` + "\n" + `""`,
+		`"a"` + "\n" + `"b"` + "\n" + `5` + "\n" + `"c"`,                    // not a string
+		`"a"` + "\n" + `"b\"` + "\n" + `"c"`,                                // not JSON
+		`"a"` + "\n" + `"b","partial":{}` + "\n" + `"c"`,                    // a member more
+		`"a"` + "\n" + `"b","delta":"x"` + "\n" + `"c"`,                     // a duplicate
+		`"a"` + "\n" + `"\ud800"` + "\n" + `"\u00e9"` + "\n" + `"c"`,        // a lone surrogate
+		`"a"` + "\n" + `#{"type":"turn_end"}` + "\n" + `"b"` + "\n" + `"c"`, // another event between
+		`"a"` + "\n" + `#{"type":"message_update","messageId":2,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"b"}}` + "\n" + `"c"`,
+		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"b"},"x":"y"}` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"b"},"x":"yz"}`,
+		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"b"}}` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"bc"}}`,
+		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_end","contentIndex":0,"content":"a"}}` + "\n" + `"b"` + "\n" + `"c"`,
+		// The last string of the update is its type: a change of type is no new text.
+		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"contentIndex":0,"delta":"b","type":"text_delta"}}` + "\n" +
+			`#{"type":"message_update","messageId":1,"assistantMessageEvent":{"contentIndex":0,"delta":"b","type":"text_end"}}` + "\n" +
+			`#{"type":"message_update","messageId":1,"assistantMessageEvent":{"contentIndex":0,"delta":"b","type":"text_deltb"}}`,
+	} {
+		checkRepeats(t, data)
+	}
+}
+
+func FuzzRepeatedDeltas(f *testing.F) {
+	f.Add(`"a"` + "\n" + `"b"` + "\n" + `5` + "\n" + `"c"`)
+	f.Add(`"a"` + "\n" + `#{"type":"turn_end"}` + "\n" + `"b"`)
+	f.Add(fmt.Sprintf("%q\n%q\n%q", "x\ny", "\u00e9", "z"))
+	f.Fuzz(func(t *testing.T, data string) {
+		checkRepeats(t, data)
+	})
+}
