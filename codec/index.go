@@ -2,7 +2,9 @@ package codec
 
 import (
 	"bytes"
+	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // Index lists the top-level members of a line, recorded while the line is validated, so
@@ -32,7 +34,17 @@ type Index struct {
 	prev     []byte
 	repeated bool // the line indexed last was found so
 	count    int  // lines indexed, valid or not
+
+	// What the last FindEach found while the members stay those of one line layout (a
+	// repeated line has its members where the line before had them): the keys it was
+	// asked for and the index of the member found for each, -1 for none.
+	foundKeys [maxFound]string
+	foundAt   [maxFound]int8
+	foundN    int // 0 when nothing is remembered
 }
+
+// maxFound is how many keys a FindEach may ask for to be remembered.
+const maxFound = 8
 
 const (
 	memoSize = 256  // bytes of a line's start remembered
@@ -62,7 +74,7 @@ func CheckObjectIndexed(line []byte, ix *Index) error {
 		ix.keyLens, ix.members = ix.keyStore[:0], ix.memberStore[:0]
 	}
 	ix.line, ix.keyLens, ix.members, ix.typ, ix.notes = nil, ix.keyLens[:0], ix.members[:0], -1, scanNotes{}
-	ix.prev = ix.prev[:0]
+	ix.prev, ix.foundN = ix.prev[:0], 0
 	if indexObject(line, ix) {
 		ix.line = line
 		if len(line) <= prevSize && ix.notes.last.body > 0 {
@@ -318,14 +330,50 @@ func (ix *Index) Indexed(line []byte) bool {
 
 // FindEach is codec.FindEach over the recorded members: of duplicate keys the last wins.
 func (ix *Index) FindEach(keys []string, found []Member) {
+	if ix.foundAgain(keys) {
+		for i, at := range ix.foundAt[:len(keys)] {
+			found[i] = Member{}
+			if at >= 0 {
+				found[i] = ix.members[at]
+			}
+		}
+		return
+	}
 	clear(found)
+	remember := len(keys) <= maxFound && len(ix.members) <= math.MaxInt8
+	if remember {
+		for i := range keys {
+			ix.foundAt[i] = -1
+		}
+	}
 	for j := range ix.members {
 		k := ix.key(ix.line, j)
 		for i, key := range keys {
 			if len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && string(k) == key {
 				found[i] = ix.members[j]
+				if remember {
+					ix.foundAt[i] = int8(j)
+				}
 				break
 			}
 		}
 	}
+	ix.foundN = 0
+	if remember {
+		ix.foundN = copy(ix.foundKeys[:], keys)
+	}
+}
+
+// foundAgain reports whether the last FindEach was asked for the very keys (the same
+// strings, which cannot change) with the members where they are now.
+func (ix *Index) foundAgain(keys []string) bool {
+	if ix.foundN != len(keys) || ix.foundN == 0 {
+		return false
+	}
+	for i, k := range keys {
+		if len(k) != len(ix.foundKeys[i]) || unsafe.StringData(k) != unsafe.StringData(ix.foundKeys[i]) {
+			return false
+		}
+	}
+	return true
 }
