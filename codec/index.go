@@ -137,6 +137,13 @@ func (ix *Index) ChangedString() (key []byte, depth int) {
 	return key, last.depth
 }
 
+// ChangedValue is, when Repeats, the string value whose body changed, as a member of
+// the container that holds it (KeyStart is -1 for an array element).
+func (ix *Index) ChangedValue() Member {
+	last := ix.notes.last
+	return Member{KeyStart: last.key, ValStart: last.body - 1, ValEnd: last.end + 1}
+}
+
 // ChangedIn reports, when Repeats, whether the body that changed is in the value of the
 // top-level member named key (the last of duplicates, as FindEach finds).
 func (ix *Index) ChangedIn(key string) bool {

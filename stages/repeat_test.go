@@ -64,8 +64,42 @@ func runBoth(t *testing.T, stream []byte, mk func() stages.Stage) (read, fresh s
 	return read, out.String()
 }
 
+// sinkBoth is runBoth for a sink.
+func sinkBoth(t *testing.T, stream []byte, mk func(w *codec.LineWriter) stages.Sink) (read, fresh string) {
+	var out bytes.Buffer
+	w := codec.NewBatchWriter(&out)
+	if _, err := stages.RunSink([]stages.Input{{Name: "s", Reader: bytes.NewReader(stream)}}, w, mk(w), stages.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	read = out.String()
+	out.Reset()
+	sink := mk(w)
+	for n, line := range bytes.Split(bytes.TrimSuffix(stream, []byte("\n")), []byte("\n")) {
+		f := stages.LineFrame(bytes.Clone(line), n+1)
+		f.Check()
+		if err := sink.Consume(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return read, out.String()
+}
+
 func checkRepeats(t *testing.T, data string) {
 	stream := repeatStream(data)
+	for _, thinking := range []bool{false, true} {
+		read, fresh := sinkBoth(t, stream, func(w *codec.LineWriter) stages.Sink {
+			return stages.NewText(w, stages.TextOptions{Follow: true, Thinking: thinking})
+		})
+		if read != fresh {
+			t.Fatalf("text --follow: through the reader\n%q\nas fresh frames\n%q", read, fresh)
+		}
+	}
 	read, fresh := runBoth(t, stream, func() stages.Stage { return stages.NewDeltas() })
 	if read != fresh {
 		t.Fatalf("deltas: through the reader\n%s\nas fresh frames\n%s", read, fresh)
@@ -108,6 +142,10 @@ func TestRepeatedDeltas(t *testing.T) {
 		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"b"},"x":"y"}` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"b"},"x":"yz"}`,
 		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"b"}}` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"bc"}}`,
 		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_end","contentIndex":0,"content":"a"}}` + "\n" + `"b"` + "\n" + `"c"`,
+		// A thinking block, and deltas with escapes.
+		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"thinking_start","contentIndex":1}}` + "\n" +
+			`#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"thinking_delta","contentIndex":1,"delta":"t"}}` + "\n" +
+			`#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"thinking_delta","contentIndex":1,"delta":"u\nv"}}` + "\n" + `"b\u00e9"` + "\n" + `"c"`,
 		// The last string of the update is its type: a change of type is no new text.
 		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"contentIndex":0,"delta":"b","type":"text_delta"}}` + "\n" +
 			`#{"type":"message_update","messageId":1,"assistantMessageEvent":{"contentIndex":0,"delta":"b","type":"text_end"}}` + "\n" +

@@ -36,6 +36,12 @@ type Text struct {
 
 	final   *codec.AssistantMessage // of the last assistant message_end
 	written []int                   // per contentIndex, bytes of the streaming message written
+
+	// The last line if it was a text or thinking delta, with its block: the next delta of
+	// the block, which only its text tells from it, is written without parsing it again.
+	lastDelta     lineID
+	deltaIndex    int64
+	deltaThinking bool
 }
 
 // NewText returns the text sink, writing to w.
@@ -48,6 +54,8 @@ func NewText(w io.Writer, opts TextOptions) *Text {
 func (t *Text) Verdict() VerdictSummary { return t.summary }
 
 func (t *Text) Consume(f *Frame) error {
+	lastDelta := t.lastDelta
+	t.lastDelta = lineID{}
 	if err := t.verdict.Consume(f); err != nil {
 		return err
 	}
@@ -58,7 +66,7 @@ func (t *Text) Consume(f *Frame) error {
 		}
 	case codec.TypeMessageUpdate:
 		if t.opts.Follow && f.Check() == nil {
-			return t.update(f)
+			return t.update(f, lastDelta)
 		}
 	case codec.TypeMessageEnd:
 		return t.end(f)
@@ -153,7 +161,11 @@ func (t *Text) complete(i int64, thinking bool, whole string) error {
 	return nil
 }
 
-func (t *Text) update(f *Frame) error {
+func (t *Text) update(f *Frame, lastDelta lineID) error {
+	if f.repeatsDeltaOf(lastDelta) {
+		t.lastDelta = f.checkedLine()
+		return t.write(t.deltaIndex, t.deltaThinking, f.index.ChangedValue().View(f.Line()))
+	}
 	var m [4]codec.Member
 	f.members(updateKeys, m[:])
 	ame := m[2]
@@ -162,11 +174,10 @@ func (t *Text) update(f *Frame) error {
 	}
 	ev := parseNestedEvent(ame.Raw(f.Line()))
 	i := ev.index()
-	switch ev.typ() {
-	case codec.UpdateTextDelta:
-		return t.write(i, false, ev.view(evDelta))
-	case codec.UpdateThinkingDelta:
-		return t.write(i, true, ev.view(evDelta))
+	switch typ := ev.typ(); typ {
+	case codec.UpdateTextDelta, codec.UpdateThinkingDelta:
+		t.lastDelta, t.deltaIndex, t.deltaThinking = f.checkedLine(), i, typ == codec.UpdateThinkingDelta
+		return t.write(i, t.deltaThinking, ev.view(evDelta))
 	case codec.UpdateTextEnd:
 		return t.complete(i, false, ev.view(evContent))
 	case codec.UpdateThinkingEnd:
