@@ -24,6 +24,7 @@ import (
 //	default:"{}"         what a raw member writes when it is empty
 //	const:"3"            the value the member always holds (in this version of the stream)
 //	hook:"name"          an irregular member whose coding is written by hand (see hooks)
+//	nullable:"true"      the member may hold null (objects outside the stream: rpc's data)
 //	doc:"…"              one line for the JSON Schema
 //
 // The unions (events by type, messages by role, content blocks by type, streaming updates
@@ -75,6 +76,8 @@ type ShapeMember struct {
 	Const   string // raw JSON the member always holds (the header's version), "" if none
 	Hook    string // names the hand-written coding of an irregular member
 	Doc     string
+	// Nullable: the member may hold null instead of a value of its kind.
+	Nullable bool
 
 	index int // of the struct field
 }
@@ -121,6 +124,9 @@ type Union struct {
 	Key      string // "type" or "role"
 	Doc      string
 	Variants []*Shape
+	// Closed: the variants are all there are (rpc's commands); the stream's unions are open,
+	// a consumer ignores a type it does not know.
+	Closed bool
 }
 
 // Variant returns the variant of tag, or nil for a tag the description does not know.
@@ -331,6 +337,7 @@ func (d *description) shape(t reflect.Type) *Shape {
 			Const:    f.Tag.Get("const"),
 			Hook:     f.Tag.Get("hook"),
 			Doc:      f.Tag.Get("doc"),
+			Nullable: f.Tag.Get("nullable") == "true",
 			index:    i,
 		}
 		switch form := f.Tag.Get("form"); form {
