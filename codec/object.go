@@ -114,7 +114,8 @@ func (k Kind) Holds(v gjson.Result) bool {
 // Unlike the stream's decoders, which take what a writer left out as empty, it holds the
 // object to its description, member by member in their order: a required member (no
 // omitempty) must be there, not null; a value must be of its member's kind, a string one of
-// its enum, and the blocks of a content list of the types it allows. What the values hold is
+// its enum, and the blocks of a content list of the types it allows; null stands for an
+// optional member's absence, and is the value of a nullable one. What the values hold is
 // read by the stream's decoders (plan.go). The first problem is returned as a *MemberError.
 // Members it does not know are ignored.
 func Decode(v gjson.Result, dst any) error {
@@ -128,7 +129,7 @@ func Decode(v gjson.Result, dst any) error {
 		m := mp.m
 		x := lastMember(v, m.Key)
 		switch {
-		case !x.Exists() && m.MayBeAbsent(), x.Type == gjson.Null && m.MayBeAbsent():
+		case !x.Exists() && m.MayBeAbsent(), x.Type == gjson.Null && (m.MayBeAbsent() || m.Nullable):
 			continue
 		case !x.Exists():
 			return &MemberError{Member: m, Problem: ProblemMissing}
