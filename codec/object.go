@@ -129,7 +129,7 @@ func Decode(v gjson.Result, dst any) error {
 		m := mp.m
 		x := lastMember(v, m.Key)
 		switch {
-		case !x.Exists() && m.MayBeAbsent(), x.Type == gjson.Null && (m.MayBeAbsent() || m.Nullable):
+		case !x.Exists() && m.MayBeAbsent(), x.Exists() && x.Type == gjson.Null && (m.MayBeAbsent() || m.Nullable):
 			continue
 		case !x.Exists():
 			return &MemberError{Member: m, Problem: ProblemMissing}
