@@ -69,6 +69,18 @@ func TestRPCUpstreamClient(t *testing.T) {
 // The Python client of the upstream's RPC document, exactly as written there
 // (rpc/testdata/example_client.py), with `pi` being base-context.
 func TestRPCPythonExampleClient(t *testing.T) {
+	out := runPythonExample(t, func(bin string) string { return "exec " + bin + " \"$@\"" })
+	// The default script's two answers, streamed as text deltas: the second quotes the
+	// listing of the folder (the test made both entries).
+	if out != "Let me look at the files.These are the files in this directory:\n\n.home/\nbin/\n" {
+		t.Errorf("the example printed %q", out)
+	}
+}
+
+// runPythonExample runs rpc/testdata/example_client.py in a new folder with `pi` a shell
+// script running the line pi(bin) names, and returns what it printed.
+func runPythonExample(t *testing.T, pi func(bin string) string) string {
+	t.Helper()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 is not installed")
@@ -85,21 +97,18 @@ func TestRPCPythonExampleClient(t *testing.T) {
 	binDir := filepath.Join(dir, "bin")
 	os.Mkdir(binDir, 0o755)
 	// A wrapper, not a link: the test binary acts as base-context only under that name.
-	if err := os.WriteFile(filepath.Join(binDir, "pi"), []byte("#!/bin/sh\nexec "+bin+" \"$@\"\n"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(binDir, "pi"), []byte("#!/bin/sh\n"+pi(bin)+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(python, example)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH="+binDir+":"+os.Getenv("PATH"), "BASE_CONTEXT_HOME="+filepath.Join(dir, ".home"))
+	// The wrapper's processes hold the output pipe: this returns once they have all ended.
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	// The default script's two answers, streamed as text deltas: the second quotes the
-	// listing of the folder (the test made both entries).
-	if got := string(out); got != "Let me look at the files.These are the files in this directory:\n\n.home/\nbin/\n" {
-		t.Errorf("the example printed %q", got)
-	}
+	return string(out)
 }
 
 // The ten-line client of the README's RPC section works as printed there.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -271,33 +270,9 @@ func TestRPCSchemaRefusesWhatTheServerRefuses(t *testing.T) {
 // The upstream document's Python client (rpc/testdata/example_client.py), through a wrapper
 // that keeps what it sends and reads: every line is valid.
 func TestRPCSchemaOfThePythonExample(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed")
-	}
-	bin, err := exec.LookPath("base-context")
-	if err != nil {
-		t.Fatal(err)
-	}
-	example, err := filepath.Abs("../rpc/testdata/example_client.py")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	binDir := filepath.Join(dir, "bin")
-	os.Mkdir(binDir, 0o755)
 	in, out := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "out.jsonl")
-	wrapper := "#!/bin/sh\ntee '" + in + "' | '" + bin + "' \"$@\" | tee '" + out + "'\n"
-	if err := os.WriteFile(filepath.Join(binDir, "pi"), []byte(wrapper), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python, example)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+binDir+":"+os.Getenv("PATH"), "BASE_CONTEXT_HOME="+filepath.Join(dir, ".home"))
-	// The wrapper's processes hold the output pipe: it returns once they have all ended.
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, b)
-	}
+	runPythonExample(t, func(bin string) string { return "tee '" + in + "' | " + bin + " \"$@\" | tee '" + out + "'" })
 	s := compileRPCSchema(t)
 	for name, def := range map[string]func(string){
 		in: func(line string) {
