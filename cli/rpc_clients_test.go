@@ -14,6 +14,17 @@ import (
 // checks are in rpc/testdata/node/client.mjs. Without node or npm the test is skipped and
 // says why; without node_modules it installs them (`npm ci`, as CI does).
 func TestRPCUpstreamClient(t *testing.T) {
+	bin, err := exec.LookPath("base-context")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runUpstreamClient(t, bin)
+}
+
+// runUpstreamClient runs rpc/testdata/node/client.mjs with bin as base-context, and fails
+// the test unless it runs to its end.
+func runUpstreamClient(t *testing.T, bin string) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: the upstream RpcClient cannot run")
@@ -32,10 +43,6 @@ func TestRPCUpstreamClient(t *testing.T) {
 		if out, err := install.CombinedOutput(); err != nil {
 			t.Fatalf("npm ci: %v\n%s", err, out)
 		}
-	}
-	bin, err := exec.LookPath("base-context")
-	if err != nil {
-		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	chunks := make([]string, 10)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -273,6 +274,42 @@ func TestRPCSchemaOfThePythonExample(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "out.jsonl")
 	runPythonExample(t, func(bin string) string { return "tee '" + in + "' | " + bin + " \"$@\" | tee '" + out + "'" })
+	checkRecorded(t, in, out)
+}
+
+// The upstream's RpcClient (rpc/testdata/node), through a wrapper that keeps what it sends
+// and reads: every line is valid.
+func TestRPCSchemaOfTheUpstreamClient(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is not installed")
+	}
+	bin, err := exec.LookPath("base-context")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	in, out, pid := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "pid")
+	// base-context between two tees; the signals the shim forwards go to it, and the
+	// wrapper ends when the output's tee has written everything.
+	wrapper := filepath.Join(dir, "base-context")
+	script := "#!" + bash + "\n" +
+		"{ tee '" + in + "' | '" + bin + "' \"$@\" & echo $! > '" + pid + "'; wait $!; echo $? > '" + pid + ".code'; } | tee '" + out + "' &\n" +
+		"trap 'kill -s TERM $(cat \"" + pid + "\")' TERM\n" +
+		"trap 'kill -s INT $(cat \"" + pid + "\")' INT\n" +
+		"job=$!\n" +
+		"until wait $job; [ $? -le 128 ] || ! kill -0 $job 2>/dev/null; do :; done\n" +
+		"exit $(cat '" + pid + ".code')\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runUpstreamClient(t, wrapper)
+	checkRecorded(t, in, out)
+}
+
+// checkRecorded checks the commands recorded in the file in, and the lines the server wrote
+// in out, against the schema.
+func checkRecorded(t *testing.T, in, out string) {
 	s := compileRPCSchema(t)
 	for name, def := range map[string]func(string){
 		in: func(line string) {
@@ -293,5 +330,6 @@ func TestRPCSchemaOfThePythonExample(t *testing.T) {
 		for _, line := range lines {
 			def(line)
 		}
+		t.Logf("%s: %d lines", filepath.Base(name), len(lines))
 	}
 }
