@@ -85,6 +85,8 @@ func argumentError(err error) error {
 // wanted names what a member must hold: "a string", "true or false", "an array of image blocks".
 func wanted(m *codec.ShapeMember) string {
 	switch m.Kind {
+	case codec.KindAny:
+		return "any JSON value"
 	case codec.KindBoolean:
 		return "true or false"
 	case codec.KindArray:
