@@ -173,26 +173,27 @@ func TestRPCSchemaOfEveryCommandAndResponse(t *testing.T) {
 		"images": []map[string]any{{"type": "image", "data": "aGk=", "mimeType": "image/png"}}})
 	run("st", map[string]any{"type": "steer", "message": "Once more"})
 	run("fu", map[string]any{"type": "follow_up", "message": "And again"})
-	for id, cmd := range map[string]map[string]any{
-		"b":  {"type": "bash", "command": "echo hi; exit 2"},
-		"ss": {"type": "get_session_stats"},
-		"t":  {"type": "get_last_assistant_text"},
-		"n":  {"type": "set_session_name", "name": "schema"},
-		"c":  {"type": "compact", "customInstructions": "keep the listing"},
+	for i, cmd := range []map[string]any{
+		{"type": "bash", "command": "echo hi; exit 2"},
+		{"type": "get_session_stats"},
+		{"type": "get_last_assistant_text"},
+		{"type": "set_session_name", "name": "schema"},
+		{"type": "compact", "customInstructions": "keep the listing"},
 	} {
-		call(id, cmd)
+		call("m"+string(rune('a'+i)), cmd)
 	}
 	forks := call("fm", map[string]any{"type": "get_fork_messages"}).Get("data.messages").Array()
 	if len(forks) == 0 {
 		t.Fatal("no fork messages")
 	}
-	for id, cmd := range map[string]map[string]any{
-		"f":  {"type": "fork", "entryId": forks[0].Get("entryId").Str},
-		"cl": {"type": "clone"},
-		"ns": {"type": "new_session", "parentSession": first},
-		"sw": {"type": "switch_session", "sessionPath": first},
+	// In this order: switch_session goes back to the first session from the last.
+	for i, cmd := range []map[string]any{
+		{"type": "fork", "entryId": forks[0].Get("entryId").Str},
+		{"type": "clone"},
+		{"type": "new_session", "parentSession": first},
+		{"type": "switch_session", "sessionPath": first},
 	} {
-		if r := call(id, cmd); !r.Get("success").Bool() {
+		if r := call("s"+string(rune('a'+i)), cmd); !r.Get("success").Bool() {
 			t.Errorf("%v: %s", cmd, r.Raw)
 		}
 	}
