@@ -52,7 +52,7 @@ type CLI struct {
 	Help       HelpCmd       `cmd:"" help:"Show the help of base-context or of a command."`
 	Version    VersionCmd    `cmd:"" help:"Print the version, commit and Go version."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
-	Schema     SchemaCmd     `cmd:"" help:"Print the JSON Schema of one line of the stream (--deltas: of the delta form)."`
+	Schema     SchemaCmd     `cmd:"" help:"Print the JSON Schema of one line of the stream (--deltas: of the delta form; --rpc: of --mode rpc's lines)."`
 	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"Completion candidates for the words given (used by the completion scripts)."`
 }
 

@@ -14,6 +14,17 @@ import (
 // checks are in rpc/testdata/node/client.mjs. Without node or npm the test is skipped and
 // says why; without node_modules it installs them (`npm ci`, as CI does).
 func TestRPCUpstreamClient(t *testing.T) {
+	bin, err := exec.LookPath("base-context")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runUpstreamClient(t, bin)
+}
+
+// runUpstreamClient runs rpc/testdata/node/client.mjs with bin as base-context, and fails
+// the test unless it runs to its end.
+func runUpstreamClient(t *testing.T, bin string) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: the upstream RpcClient cannot run")
@@ -32,10 +43,6 @@ func TestRPCUpstreamClient(t *testing.T) {
 		if out, err := install.CombinedOutput(); err != nil {
 			t.Fatalf("npm ci: %v\n%s", err, out)
 		}
-	}
-	bin, err := exec.LookPath("base-context")
-	if err != nil {
-		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	chunks := make([]string, 10)
@@ -69,6 +76,18 @@ func TestRPCUpstreamClient(t *testing.T) {
 // The Python client of the upstream's RPC document, exactly as written there
 // (rpc/testdata/example_client.py), with `pi` being base-context.
 func TestRPCPythonExampleClient(t *testing.T) {
+	out := runPythonExample(t, func(bin string) string { return "exec " + bin + " \"$@\"" })
+	// The default script's two answers, streamed as text deltas: the second quotes the
+	// listing of the folder (the test made both entries).
+	if out != "Let me look at the files.These are the files in this directory:\n\n.home/\nbin/\n" {
+		t.Errorf("the example printed %q", out)
+	}
+}
+
+// runPythonExample runs rpc/testdata/example_client.py in a new folder with `pi` a shell
+// script running the line pi(bin) names, and returns what it printed.
+func runPythonExample(t *testing.T, pi func(bin string) string) string {
+	t.Helper()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 is not installed")
@@ -85,21 +104,18 @@ func TestRPCPythonExampleClient(t *testing.T) {
 	binDir := filepath.Join(dir, "bin")
 	os.Mkdir(binDir, 0o755)
 	// A wrapper, not a link: the test binary acts as base-context only under that name.
-	if err := os.WriteFile(filepath.Join(binDir, "pi"), []byte("#!/bin/sh\nexec "+bin+" \"$@\"\n"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(binDir, "pi"), []byte("#!/bin/sh\n"+pi(bin)+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(python, example)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH="+binDir+":"+os.Getenv("PATH"), "BASE_CONTEXT_HOME="+filepath.Join(dir, ".home"))
+	// The wrapper's processes hold the output pipe: this returns once they have all ended.
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	// The default script's two answers, streamed as text deltas: the second quotes the
-	// listing of the folder (the test made both entries).
-	if got := string(out); got != "Let me look at the files.These are the files in this directory:\n\n.home/\nbin/\n" {
-		t.Errorf("the example printed %q", got)
-	}
+	return string(out)
 }
 
 // The ten-line client of the README's RPC section works as printed there.

@@ -18,6 +18,7 @@ func TestSchemaFiles(t *testing.T) {
 	}{
 		{[]string{"schema"}, "../docs/schema/line.schema.json"},
 		{[]string{"schema", "--deltas"}, "../docs/schema/line-deltas.schema.json"},
+		{[]string{"schema", "--rpc"}, "../docs/schema/rpc.schema.json"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := Run(c.args, IO{Out: &out, Err: &errOut}); code != 0 {

@@ -24,6 +24,7 @@ import (
 //	default:"{}"         what a raw member writes when it is empty
 //	const:"3"            the value the member always holds (in this version of the stream)
 //	hook:"name"          an irregular member whose coding is written by hand (see hooks)
+//	nullable:"true"      the member may hold null (objects outside the stream: rpc's data)
 //	doc:"…"              one line for the JSON Schema
 //
 // The unions (events by type, messages by role, content blocks by type, streaming updates
@@ -75,6 +76,8 @@ type ShapeMember struct {
 	Const   string // raw JSON the member always holds (the header's version), "" if none
 	Hook    string // names the hand-written coding of an irregular member
 	Doc     string
+	// Nullable: the member may hold null instead of a value of its kind.
+	Nullable bool
 
 	index int // of the struct field
 }
@@ -121,6 +124,9 @@ type Union struct {
 	Key      string // "type" or "role"
 	Doc      string
 	Variants []*Shape
+	// Closed: the variants are all there are (rpc's commands); the stream's unions are open,
+	// a consumer ignores a type it does not know.
+	Closed bool
 }
 
 // Variant returns the variant of tag, or nil for a tag the description does not know.
@@ -331,6 +337,7 @@ func (d *description) shape(t reflect.Type) *Shape {
 			Const:    f.Tag.Get("const"),
 			Hook:     f.Tag.Get("hook"),
 			Doc:      f.Tag.Get("doc"),
+			Nullable: f.Tag.Get("nullable") == "true",
 			index:    i,
 		}
 		switch form := f.Tag.Get("form"); form {
@@ -367,36 +374,95 @@ func (d *description) shape(t reflect.Type) *Shape {
 	return s
 }
 
+// coding is how a member of a Go type is coded: its JSON kind in the description and its op
+// in a plan (0: the type is only described, for a JSON Schema, and has no plan), with the
+// struct type a nested plan codes. codingOf is the one place that maps Go types to both.
+type coding struct {
+	kind   Kind
+	op     op
+	nested reflect.Type
+}
+
+var (
+	stringsType  = reflect.TypeFor[[]string]()
+	messageType  = reflect.TypeFor[Message]()
+	messagesType = reflect.TypeFor[[]Message]()
+	contentsType = reflect.TypeFor[[]Content]()
+	optIntType   = reflect.TypeFor[*int64]()
+	optBoolType  = reflect.TypeFor[*bool]()
+)
+
+func codingOf(t reflect.Type) coding {
+	switch t {
+	case rawMessageType:
+		return coding{kind: KindAny, op: opRaw}
+	case stringsType:
+		return coding{kind: KindArray, op: opStrings}
+	case messageType:
+		return coding{kind: KindObject, op: opMessage}
+	case messagesType:
+		return coding{kind: KindArray, op: opMessages}
+	case contentsType:
+		return coding{kind: KindArray, op: opContents}
+	case optIntType:
+		return coding{kind: KindInteger, op: opOptInt}
+	case optBoolType:
+		return coding{kind: KindBoolean, op: opOptBool}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return coding{kind: KindString, op: opString}
+	case reflect.Int64:
+		return coding{kind: KindInteger, op: opInt}
+	case reflect.Int:
+		return coding{kind: KindInteger}
+	case reflect.Float64:
+		return coding{kind: KindNumber, op: opFloat}
+	case reflect.Bool:
+		return coding{kind: KindBoolean, op: opBool}
+	case reflect.Struct:
+		return coding{kind: KindObject, op: opStruct, nested: t}
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			return coding{kind: KindAny} // any: a value of no particular shape
+		}
+		return coding{kind: KindObject} // a union's interface
+	case reflect.Slice:
+		if e := t.Elem(); e.Kind() == reflect.Pointer && e.Elem().Kind() == reflect.Struct {
+			return coding{kind: KindArray, op: opPointers, nested: e.Elem()}
+		}
+		return coding{kind: KindArray}
+	case reflect.Pointer:
+		if t.Elem().Kind() == reflect.Struct {
+			return coding{kind: KindObject, op: opPointer, nested: t.Elem()}
+		}
+		c := codingOf(t.Elem()) // *float64, *string: optional or nullable scalars
+		c.op = 0
+		return c
+	}
+	panic("codec: no kind for " + t.String())
+}
+
 // kind sets the member's kind, elements, shape and union from its Go type.
 func (d *description) kind(m *ShapeMember, t reflect.Type) {
 	if t.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Struct {
-		t = t.Elem() // *int64, *bool: optional scalars
+		t = t.Elem()
 	}
+	m.Kind = codingOf(t).kind
 	switch {
-	case t == rawMessageType:
-		m.Kind = KindAny
-	case t.Kind() == reflect.String:
-		m.Kind = KindString
-	case t.Kind() == reflect.Int64:
-		m.Kind = KindInteger
-	case t.Kind() == reflect.Float64:
-		m.Kind = KindNumber
-	case t.Kind() == reflect.Bool:
-		m.Kind = KindBoolean
-	case t.Kind() == reflect.Slice:
+	case m.Kind == KindArray:
 		var elem ShapeMember
 		d.kind(&elem, t.Elem())
-		m.Kind, m.Elem, m.Shape, m.Union, m.Allowed = KindArray, elem.Kind, elem.Shape, elem.Union, elem.Allowed
+		m.Elem, m.Shape, m.Union, m.Allowed = elem.Kind, elem.Shape, elem.Union, elem.Allowed
+	case m.Kind != KindObject:
 	case t.Kind() == reflect.Interface:
-		m.Kind, m.Union = KindObject, d.unionOf[t]
-		if m.Union == nil {
+		if m.Union = d.unionOf[t]; m.Union == nil {
 			panic("codec: no union for " + t.String())
 		}
-	case t.Kind() == reflect.Pointer || t.Kind() == reflect.Struct:
+	default:
 		if t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
-		m.Kind = KindObject
 		if u := d.unionOf[t]; u != nil {
 			// A variant type where one variant is allowed: described as the union, so
 			// that its discriminator is checked too.
@@ -405,8 +471,6 @@ func (d *description) kind(m *ShapeMember, t reflect.Type) {
 			return
 		}
 		m.Shape = d.shape(t)
-	default:
-		panic("codec: no kind for " + t.String())
 	}
 }
 

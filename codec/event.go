@@ -1,9 +1,6 @@
 package codec
 
-import (
-	"encoding/json"
-	"unsafe"
-)
+import "encoding/json"
 
 // Event is one line of the stream.
 type Event interface {
@@ -206,77 +203,6 @@ func (*CompactionStart) EventType() string     { return TypeCompactionStart }
 func (*CompactionEnd) EventType() string       { return TypeCompactionEnd }
 func (*AutoRetryStart) EventType() string      { return TypeAutoRetryStart }
 func (*AutoRetryEnd) EventType() string        { return TypeAutoRetryEnd }
-
-// The encoders: each type's plan, compiled from the description once (plan.go).
-var (
-	headerPlan              = planFor[Header]()
-	agentStartPlan          = planFor[AgentStart]()
-	agentEndPlan            = planFor[AgentEnd]()
-	turnStartPlan           = planFor[TurnStart]()
-	turnEndPlan             = planFor[TurnEnd]()
-	messageStartPlan        = planFor[MessageStart]()
-	messageUpdatePlan       = planFor[MessageUpdate]()
-	messageEndPlan          = planFor[MessageEnd]()
-	updatePlan              = planFor[AssistantMessageEvent]()
-	toolResultPlan          = planFor[ToolResult]()
-	toolExecutionStartPlan  = planFor[ToolExecutionStart]()
-	toolExecutionUpdatePlan = planFor[ToolExecutionUpdate]()
-	toolExecutionEndPlan    = planFor[ToolExecutionEnd]()
-	sessionActionUpdatePlan = planFor[SessionActionUpdate]()
-	compactionStartPlan     = planFor[CompactionStart]()
-	compactionEndPlan       = planFor[CompactionEnd]()
-	autoRetryStartPlan      = planFor[AutoRetryStart]()
-	autoRetryEndPlan        = planFor[AutoRetryEnd]()
-)
-
-func (e *Header) AppendJSON(dst []byte) []byte { return headerPlan.encode(dst, unsafe.Pointer(e)) }
-func (e *AgentStart) AppendJSON(dst []byte) []byte {
-	return agentStartPlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *AgentEnd) AppendJSON(dst []byte) []byte { return agentEndPlan.encode(dst, unsafe.Pointer(e)) }
-func (e *TurnStart) AppendJSON(dst []byte) []byte {
-	return turnStartPlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *TurnEnd) AppendJSON(dst []byte) []byte { return turnEndPlan.encode(dst, unsafe.Pointer(e)) }
-func (e *MessageStart) AppendJSON(dst []byte) []byte {
-	return messageStartPlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *MessageUpdate) AppendJSON(dst []byte) []byte {
-	return messageUpdatePlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *MessageEnd) AppendJSON(dst []byte) []byte {
-	return messageEndPlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *AssistantMessageEvent) AppendJSON(dst []byte) []byte {
-	return updatePlan.encode(dst, unsafe.Pointer(e))
-}
-func (r *ToolResult) AppendJSON(dst []byte) []byte {
-	return toolResultPlan.encode(dst, unsafe.Pointer(r))
-}
-func (e *ToolExecutionStart) AppendJSON(dst []byte) []byte {
-	return toolExecutionStartPlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *ToolExecutionUpdate) AppendJSON(dst []byte) []byte {
-	return toolExecutionUpdatePlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *ToolExecutionEnd) AppendJSON(dst []byte) []byte {
-	return toolExecutionEndPlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *SessionActionUpdate) AppendJSON(dst []byte) []byte {
-	return sessionActionUpdatePlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *CompactionStart) AppendJSON(dst []byte) []byte {
-	return compactionStartPlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *CompactionEnd) AppendJSON(dst []byte) []byte {
-	return compactionEndPlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *AutoRetryStart) AppendJSON(dst []byte) []byte {
-	return autoRetryStartPlan.encode(dst, unsafe.Pointer(e))
-}
-func (e *AutoRetryEnd) AppendJSON(dst []byte) []byte {
-	return autoRetryEndPlan.encode(dst, unsafe.Pointer(e))
-}
 
 func appendStrings(dst []byte, ss []string) []byte {
 	dst = append(dst, '[')

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // JSONSchema returns the JSON Schema (draft 2020-12) of one line of the stream, of the full
@@ -13,12 +14,44 @@ import (
 // gains optional members and new types, and consumers must ignore what they do not know.
 // A member of the other form is excluded (`"partial": false` in the delta form).
 func JSONSchema(deltas bool) []byte {
-	d := described()
-	g := schemaGen{deltas: deltas, defs: obj{}}
 	form, title := "full form", "base-context stream: one line"
 	if deltas {
 		form, title = "delta form (--json-deltas)", "base-context stream: one line, delta form"
 	}
+	return streamSchema(deltas).document(title, "One line of the base-context JSON event stream (header version 3), "+form+
+		". Generated from the codec package's description by `base-context schema`; docs/stream.md "+
+		"describes the orders between lines. Objects are open: a consumer ignores members and types it does not know.",
+		obj{{"$ref", "#/$defs/Event"}})
+}
+
+// SchemaDocument returns a JSON Schema document (draft 2020-12) that holds the stream's
+// definitions (of the full form or, with deltas, of the delta form) and those of unions of
+// objects outside the stream (rpc mode's commands and responses), whose variants are shapes
+// of Describe, and of more shapes of Describe, with the shapes their members hold. The
+// document's own schema is any of roots, names of its definitions.
+func SchemaDocument(title, description string, deltas bool, unions []*Union, shapes []*Shape, roots []string) []byte {
+	g := streamSchema(deltas)
+	for _, u := range unions {
+		g.union(u)
+		for _, v := range u.Variants {
+			g.nested(v)
+		}
+	}
+	for _, s := range shapes {
+		g.def(s)
+		g.nested(s)
+	}
+	var anyOf []any
+	for _, r := range roots {
+		anyOf = append(anyOf, g.ref(r))
+	}
+	return g.document(title, description, obj{{"anyOf", anyOf}})
+}
+
+// streamSchema is a generator holding the definitions of the stream's unions and shapes.
+func streamSchema(deltas bool) *schemaGen {
+	d := described()
+	g := &schemaGen{deltas: deltas, defs: obj{}}
 	for _, u := range []*Union{d.events, d.messages, d.contents, d.updates} {
 		g.union(u)
 	}
@@ -28,20 +61,40 @@ func JSONSchema(deltas bool) []byte {
 		}
 	}
 	g.def(d.toolCallRef)
-	root := obj{
+	return g
+}
+
+// document is the schema document of the definitions, with the root's own schema.
+func (g *schemaGen) document(title, description string, root obj) []byte {
+	doc := append(obj{
 		{"$schema", "https://json-schema.org/draft/2020-12/schema"},
 		{"title", title},
-		{"description", "One line of the base-context JSON event stream (header version 3), " + form +
-			". Generated from the codec package's description by `base-context schema`; docs/stream.md " +
-			"describes the orders between lines. Objects are open: a consumer ignores members and types it does not know."},
-		{"$ref", "#/$defs/Event"},
-		{"$defs", g.defs},
-	}
-	out, err := json.MarshalIndent(root, "", "  ")
+		{"description", description},
+	}, root...)
+	out, err := json.MarshalIndent(append(doc, kv{"$defs", g.defs}), "", "  ")
 	if err != nil {
 		panic(err)
 	}
 	return append(out, '\n')
+}
+
+// nested defines the shapes the members of s hold that are not defined yet.
+func (g *schemaGen) nested(s *Shape) {
+	for i := range s.Members {
+		if n := s.Members[i].Shape; n != nil && !g.defined(n.Name) {
+			g.def(n)
+			g.nested(n)
+		}
+	}
+}
+
+func (g *schemaGen) defined(name string) bool {
+	for _, d := range g.defs {
+		if d.k == defName(name) {
+			return true
+		}
+	}
+	return false
 }
 
 type schemaGen struct {
@@ -49,7 +102,16 @@ type schemaGen struct {
 	defs   obj
 }
 
-func (g *schemaGen) ref(name string) obj { return obj{{"$ref", "#/$defs/" + name}} }
+func (g *schemaGen) ref(name string) obj { return obj{{"$ref", "#/$defs/" + defName(name)}} }
+
+// defName is the definition's name of a shape: exported, though an object of another
+// package may be described by an unexported type.
+func defName(name string) string {
+	if name == "" {
+		return name
+	}
+	return strings.ToUpper(name[:1]) + name[1:]
+}
 
 // union defines u: an object with the discriminator, of the variant's shape when the
 // discriminator names one, and any shape when it names none.
@@ -66,11 +128,15 @@ func (g *schemaGen) union(u *Union) {
 			g.def(v)
 		}
 	}()
+	doc, key := u.Doc+" Told apart by "+u.Key+"; one of an unknown "+u.Key+" is valid.", obj{{"type", "string"}}
+	if u.Closed {
+		doc, key = u.Doc+" Told apart by "+u.Key+".", append(key, kv{"enum", u.Tags()})
+	}
 	g.defs = append(g.defs, kv{u.Name, obj{
-		{"description", u.Doc + " Told apart by " + u.Key + "; one of an unknown " + u.Key + " is valid."},
+		{"description", doc},
 		{"type", "object"},
 		{"required", []string{u.Key}},
-		{"properties", obj{{u.Key, obj{{"type", "string"}}}}},
+		{"properties", obj{{u.Key, key}}},
 		{"allOf", cases},
 	}})
 }
@@ -109,7 +175,7 @@ func (g *schemaGen) def(s *Shape) {
 	if len(props) > 0 {
 		o = append(o, kv{"properties", props})
 	}
-	g.defs = append(g.defs, kv{s.Name, o})
+	g.defs = append(g.defs, kv{defName(s.Name), o})
 }
 
 // member is the schema of one member's value.
@@ -150,6 +216,9 @@ func (g *schemaGen) member(m *ShapeMember) obj {
 	}
 	if m.Const != "" {
 		o = append(o, kv{"const", json.RawMessage(m.Const)})
+	}
+	if m.Nullable {
+		o = obj{{"anyOf", []any{o, obj{{"type", "null"}}}}}
 	}
 	if m.Doc != "" {
 		o = append(obj{{"description", m.Doc}}, o...)

@@ -1,9 +1,6 @@
 package codec
 
-import (
-	"encoding/json"
-	"unsafe"
-)
+import "encoding/json"
 
 // Content is one content block of a message: *TextContent, *ThinkingContent,
 // *ImageContent or *ToolCall.
@@ -46,48 +43,6 @@ func (*TextContent) ContentType() string     { return "text" }
 func (*ThinkingContent) ContentType() string { return "thinking" }
 func (*ImageContent) ContentType() string    { return "image" }
 func (*ToolCall) ContentType() string        { return "toolCall" }
-
-var (
-	textPlan              = planFor[TextContent]()
-	thinkingPlan          = planFor[ThinkingContent]()
-	imagePlan             = planFor[ImageContent]()
-	toolCallPlan          = planFor[ToolCall]()
-	userPlan              = planFor[UserMessage]()
-	assistantPlan         = planFor[AssistantMessage]()
-	toolResultMessagePlan = planFor[ToolResultMessage]()
-	bashExecutionPlan     = planFor[BashExecutionMessage]()
-	customPlan            = planFor[CustomMessage]()
-	branchSummaryPlan     = planFor[BranchSummaryMessage]()
-	compactionSummaryPlan = planFor[CompactionSummaryMessage]()
-	usagePlan             = planFor[Usage]()
-)
-
-func (c *TextContent) AppendJSON(dst []byte) []byte { return textPlan.encode(dst, unsafe.Pointer(c)) }
-func (c *ThinkingContent) AppendJSON(dst []byte) []byte {
-	return thinkingPlan.encode(dst, unsafe.Pointer(c))
-}
-func (c *ImageContent) AppendJSON(dst []byte) []byte { return imagePlan.encode(dst, unsafe.Pointer(c)) }
-func (c *ToolCall) AppendJSON(dst []byte) []byte     { return toolCallPlan.encode(dst, unsafe.Pointer(c)) }
-func (m *UserMessage) AppendJSON(dst []byte) []byte  { return userPlan.encode(dst, unsafe.Pointer(m)) }
-func (m *AssistantMessage) AppendJSON(dst []byte) []byte {
-	return assistantPlan.encode(dst, unsafe.Pointer(m))
-}
-func (m *ToolResultMessage) AppendJSON(dst []byte) []byte {
-	return toolResultMessagePlan.encode(dst, unsafe.Pointer(m))
-}
-func (m *BashExecutionMessage) AppendJSON(dst []byte) []byte {
-	return bashExecutionPlan.encode(dst, unsafe.Pointer(m))
-}
-func (m *CustomMessage) AppendJSON(dst []byte) []byte {
-	return customPlan.encode(dst, unsafe.Pointer(m))
-}
-func (m *BranchSummaryMessage) AppendJSON(dst []byte) []byte {
-	return branchSummaryPlan.encode(dst, unsafe.Pointer(m))
-}
-func (m *CompactionSummaryMessage) AppendJSON(dst []byte) []byte {
-	return compactionSummaryPlan.encode(dst, unsafe.Pointer(m))
-}
-func (u *Usage) AppendJSON(dst []byte) []byte { return usagePlan.encode(dst, unsafe.Pointer(u)) }
 
 // AppendContents appends a JSON array of content blocks.
 func AppendContents(dst []byte, cs []Content) []byte {

@@ -125,15 +125,6 @@ var hooks = map[string]*hook{
 	}},
 }
 
-var (
-	stringsType  = reflect.TypeFor[[]string]()
-	messageType  = reflect.TypeFor[Message]()
-	messagesType = reflect.TypeFor[[]Message]()
-	contentsType = reflect.TypeFor[[]Content]()
-	optIntType   = reflect.TypeFor[*int64]()
-	optBoolType  = reflect.TypeFor[*bool]()
-)
-
 // planFor returns the plan of T, made once.
 func planFor[T any]() *plan { return described().plan(reflect.TypeFor[T]()) }
 
@@ -186,38 +177,14 @@ func (d *description) fillPlan(p *plan, s *Shape, t reflect.Type) {
 		if s.Union != nil && m.Key == s.Union.Key {
 			p.discriminator = f.Offset
 		}
-		switch ft := f.Type; {
-		case m.Hook != "":
+		if m.Hook != "" {
 			mp.op, mp.hook = opHook, hooks[m.Hook]
-		case ft == rawMessageType:
-			mp.op = opRaw
-		case ft == stringsType:
-			mp.op = opStrings
-		case ft == messageType:
-			mp.op = opMessage
-		case ft == messagesType:
-			mp.op = opMessages
-		case ft == contentsType:
-			mp.op = opContents
-		case ft == optIntType:
-			mp.op = opOptInt
-		case ft == optBoolType:
-			mp.op = opOptBool
-		case ft.Kind() == reflect.String:
-			mp.op = opString
-		case ft.Kind() == reflect.Int64:
-			mp.op = opInt
-		case ft.Kind() == reflect.Float64:
-			mp.op = opFloat
-		case ft.Kind() == reflect.Bool:
-			mp.op = opBool
-		case ft.Kind() == reflect.Struct:
-			mp.op, mp.nested = opStruct, d.plan(ft)
-		case ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct:
-			mp.op, mp.nested = opPointer, d.plan(ft.Elem())
-		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Pointer:
-			mp.op, mp.nested = opPointers, d.plan(ft.Elem().Elem())
-		default:
+		} else if c := codingOf(f.Type); c.op != 0 {
+			mp.op = c.op
+			if c.nested != nil {
+				mp.nested = d.plan(c.nested)
+			}
+		} else {
 			panic("codec: no plan for " + t.Name() + "." + f.Name)
 		}
 		if mp.op == opHook && mp.hook == nil {

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,9 +17,6 @@ import (
 
 // errStreaming refuses what cannot be done while a run streams.
 var errStreaming = errors.New("the agent is streaming: wait for agent_end or abort first")
-
-// thinkingLevels in the order cycle_thinking_level goes through them.
-var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"}
 
 // handle answers one line. Every command gets exactly one response (prompt, compact and bash
 // once they are accepted or done), except extension_ui_response, which answers a dialog.
@@ -41,9 +39,9 @@ func (s *Server) handle(line []byte, n int) {
 			s.respond(c, c.typ, nil, fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	h, ok := handlers[c.typ]
+	spec, ok := commands[c.typ]
 	if !ok {
-		if c.typ == "extension_ui_response" {
+		if c.typ == dialogAnswerCommand {
 			if !s.Dialogs.resolve(c.v) {
 				s.host.Warn(fmt.Sprintf("rpc: line %d: extension_ui_response for no pending dialog (id %q)", n, c.v.Get("id").Str))
 			}
@@ -52,73 +50,80 @@ func (s *Server) handle(line []byte, n int) {
 		s.respond(c, c.typ, nil, fmt.Errorf("unknown command type %q", c.typ))
 		return
 	}
-	h(s, c)
+	if err := spec.run(s, c); err != nil {
+		s.respond(c, c.typ, nil, err)
+	}
 }
 
-type handler func(s *Server, c command)
+// commandList is the protocol's commands, in the order the README and the schema list them.
+var commandList = []commandSpec{
+	takes("prompt", "Sends a prompt; the response comes before the run's events.", (*Server).prompt),
+	takes("steer", "A message delivered at the next turn boundary (when idle, it starts a run).",
+		func(s *Server, c command, a *messageArgs) { s.queue(c, a, true) }),
+	takes("follow_up", "A message run when the agent would stop (when idle, at once).",
+		func(s *Server, c command, a *messageArgs) { s.queue(c, a, false) }),
+	plain("abort", "Aborts the run; answered once it has ended.", (*Server).cmdAbort),
+	takes("new_session", "Starts a new session; its header follows.", (*Server).newSession).answers((*cancelledData)(nil), false),
+	plain("get_state", "The session's state.", (*Server).getState).answers((*stateData)(nil), false),
+	plain("get_messages", "The conversation's messages.", (*Server).getMessages).answers((*messagesData)(nil), false),
+	takes("set_model", "Chooses the model of the next run.", (*Server).setModel).answers((*modelData)(nil), false),
+	plain("cycle_model", "Goes to the next model (null with one model available).", (*Server).cycleModel).answers((*cycleModelData)(nil), true),
+	plain("get_available_models", "The models the client may choose.", (*Server).availableModels).answers((*modelsData)(nil), false),
+	takes("set_thinking_level", "Sets the thinking level.", (*Server).setThinkingLevel),
+	plain("cycle_thinking_level", "Goes to the next thinking level (null for a model without reasoning).", (*Server).cycleThinkingLevel).answers((*levelData)(nil), true),
+	takes("set_steering_mode", "How many steering messages a turn boundary delivers.",
+		func(s *Server, c command, a *queueModeArgs) { s.setQueueMode(c, a, &s.steeringMode) }),
+	takes("set_follow_up_mode", "How many follow-ups a run takes.",
+		func(s *Server, c command, a *queueModeArgs) { s.setQueueMode(c, a, &s.followUpMode) }),
+	takes("compact", "Summarises the older messages; answered when done.", (*Server).compact).answers((*compactData)(nil), false),
+	takes("set_auto_compaction", "Turns automatic compaction on or off.",
+		func(s *Server, c command, a *switchArgs) {
+			s.setSwitch(c, func(set *settings) { set.autoCompaction = a.Enabled })
+		}),
+	takes("set_auto_retry", "Turns retries of transient provider failures on or off.",
+		func(s *Server, c command, a *switchArgs) {
+			s.setSwitch(c, func(set *settings) { set.autoRetry = a.Enabled })
+		}),
+	plain("abort_retry", "Ends the pause before a retry, and the run with the failure.", (*Server).abortRetry),
+	takes("bash", "Runs a command for the user; answered when it ends.", (*Server).bash).answers((*bashData)(nil), false),
+	plain("abort_bash", "Ends the running bash command.", (*Server).cmdAbortBash),
+	plain("get_session_stats", "Message, token and cost counts of the session.", (*Server).sessionStats).answers((*statsData)(nil), false),
+	takes("switch_session", "Continues a saved session; its header follows.", (*Server).switchSession).answers((*cancelledData)(nil), false),
+	takes("fork", "A new session with the conversation before a user message.", (*Server).fork).answers((*forkData)(nil), false),
+	plain("clone", "A new session with the whole conversation.", (*Server).clone).answers((*cancelledData)(nil), false),
+	plain("get_fork_messages", "The user messages a fork may start before.", (*Server).forkMessages).answers((*forkMessagesData)(nil), false),
+	plain("get_last_assistant_text", "The text of the last answer.", (*Server).lastAssistantText).answers((*textData)(nil), false),
+	takes("set_session_name", "Names the session.", (*Server).setSessionName),
+	plain("get_commands", "The commands a prompt may start with.", (*Server).getCommands).answers((*commandsData)(nil), false),
+	plain("export_html", "Not supported.", func(s *Server, c command) {
+		s.respond(c, c.typ, nil, errors.New("export_html is not supported: use `base-context sessions show` for the messages"))
+	}),
+}
 
-var handlers map[string]handler
+// dialogAnswerCommand answers a dialog request; it gets no response.
+const dialogAnswerCommand = "extension_ui_response"
+
+var commands = map[string]*commandSpec{}
 
 func init() {
-	handlers = map[string]handler{
-		"prompt":                  (*Server).prompt,
-		"steer":                   func(s *Server, c command) { s.queue(c, true) },
-		"follow_up":               func(s *Server, c command) { s.queue(c, false) },
-		"abort":                   (*Server).cmdAbort,
-		"get_state":               (*Server).getState,
-		"get_messages":            (*Server).getMessages,
-		"set_model":               (*Server).setModel,
-		"cycle_model":             (*Server).cycleModel,
-		"get_available_models":    (*Server).availableModels,
-		"set_thinking_level":      (*Server).setThinkingLevel,
-		"cycle_thinking_level":    (*Server).cycleThinkingLevel,
-		"set_steering_mode":       (*Server).setSteeringMode,
-		"set_follow_up_mode":      (*Server).setFollowUpMode,
-		"compact":                 (*Server).compact,
-		"set_auto_compaction":     (*Server).setAutoCompaction,
-		"set_auto_retry":          (*Server).setAutoRetry,
-		"abort_retry":             (*Server).abortRetry,
-		"bash":                    (*Server).bash,
-		"abort_bash":              (*Server).cmdAbortBash,
-		"get_session_stats":       (*Server).sessionStats,
-		"new_session":             (*Server).newSession,
-		"switch_session":          (*Server).switchSession,
-		"fork":                    (*Server).fork,
-		"clone":                   (*Server).clone,
-		"get_fork_messages":       (*Server).forkMessages,
-		"get_last_assistant_text": (*Server).lastAssistantText,
-		"set_session_name":        (*Server).setSessionName,
-		"get_commands":            (*Server).getCommands,
-		"export_html": func(s *Server, c command) {
-			s.respond(c, c.typ, nil, errors.New("export_html is not supported: use `base-context sessions show` for the messages"))
-		},
+	for i := range commandList {
+		commands[commandList[i].name] = &commandList[i]
 	}
 }
 
-// userMessage builds the user message of a prompt, steer or follow-up.
-func (c command) userMessage() (*codec.UserMessage, error) {
-	text, err := c.str("message", true)
-	if err != nil {
-		return nil, err
-	}
-	images, err := c.images()
-	if err != nil {
-		return nil, err
+// newUserMessage builds the user message of a prompt, steer or follow-up.
+func newUserMessage(text string, images []codec.Content) (*codec.UserMessage, error) {
+	for i, b := range images {
+		if img := b.(*codec.ImageContent); img.Data == "" || img.MimeType == "" {
+			return nil, fmt.Errorf(`"images"[%d]: an image needs "data" (base64) and "mimeType"`, i)
+		}
 	}
 	blocks := append([]codec.Content{&codec.TextContent{Text: text}}, images...)
 	return &codec.UserMessage{Blocks: blocks, Timestamp: time.Now().UnixMilli()}, nil
 }
 
-func (s *Server) prompt(c command) {
-	msg, err := c.userMessage()
-	if err != nil {
-		s.respond(c, c.typ, nil, err)
-		return
-	}
-	behavior, err := c.str("streamingBehavior", false)
-	if err == nil && behavior != "" && behavior != "steer" && behavior != "followUp" {
-		err = fmt.Errorf(`"streamingBehavior" must be "steer" or "followUp", got %q`, behavior)
-	}
+func (s *Server) prompt(c command, a *promptArgs) {
+	msg, err := newUserMessage(a.Message, a.Images)
 	if err != nil {
 		s.respond(c, c.typ, nil, err)
 		return
@@ -126,11 +131,11 @@ func (s *Server) prompt(c command) {
 	if s.tryRun(s.accepted(c), promptWork(msg)) {
 		return
 	}
-	if behavior == "" {
+	if a.StreamingBehavior == "" {
 		s.respond(c, c.typ, nil, errors.New(`the agent is streaming: give "streamingBehavior" ("steer" or "followUp") to queue the message, or abort first`))
 		return
 	}
-	s.offer(c, msg, behavior == "steer")
+	s.offer(c, msg, a.StreamingBehavior == "steer")
 }
 
 // accepted is the success response of c, for tryRun.
@@ -145,8 +150,8 @@ func promptWork(msg *codec.UserMessage) func(context.Context, *agent.Agent) {
 
 // queue is steer and follow_up: while a run streams the message waits in the agent's queue;
 // when none does, it starts a run of its own (there is nothing to wait for).
-func (s *Server) queue(c command, steer bool) {
-	msg, err := c.userMessage()
+func (s *Server) queue(c command, a *messageArgs, steer bool) {
+	msg, err := newUserMessage(a.Message, a.Images)
 	if err != nil {
 		s.respond(c, c.typ, nil, err)
 		return
@@ -206,27 +211,7 @@ func (s *Server) abortRetry(c command) {
 	s.respond(c, c.typ, nil, nil)
 }
 
-// modelData is a model as the protocol shows it.
-type modelData struct {
-	ID            string   `json:"id"`
-	Name          string   `json:"name"`
-	API           string   `json:"api"`
-	Provider      string   `json:"provider"`
-	BaseURL       string   `json:"baseUrl"`
-	Reasoning     bool     `json:"reasoning"`
-	Input         []string `json:"input"`
-	Cost          costData `json:"cost"`
-	ContextWindow int64    `json:"contextWindow"`
-	MaxTokens     int64    `json:"maxTokens"`
-}
-
-type costData struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cacheRead"`
-	CacheWrite float64 `json:"cacheWrite"`
-}
-
+// model is a model as the protocol shows it.
 func (s *Server) model(m ModelInfo) *modelData {
 	return &modelData{ID: m.ID, Name: m.Name, API: m.API, Provider: m.Provider, BaseURL: m.BaseURL,
 		Reasoning: m.Reasoning, Input: []string{"text", "image"},
@@ -242,21 +227,7 @@ func (s *Server) getState(c command) {
 	compacting, count := s.compacting, len(s.mirror)
 	s.obs.Unlock()
 	steer, follow := ag.Queued()
-	type state struct {
-		Model                 *modelData `json:"model"`
-		ThinkingLevel         string     `json:"thinkingLevel"`
-		IsStreaming           bool       `json:"isStreaming"`
-		IsCompacting          bool       `json:"isCompacting"`
-		SteeringMode          string     `json:"steeringMode"`
-		FollowUpMode          string     `json:"followUpMode"`
-		SessionFile           string     `json:"sessionFile,omitempty"`
-		SessionID             string     `json:"sessionId"`
-		SessionName           string     `json:"sessionName,omitempty"`
-		AutoCompactionEnabled bool       `json:"autoCompactionEnabled"`
-		MessageCount          int        `json:"messageCount"`
-		PendingMessageCount   int        `json:"pendingMessageCount"`
-	}
-	s.respond(c, c.typ, marshal(state{
+	s.respond(c, c.typ, marshal(stateData{
 		Model: s.model(ModelInfo{set.model, s.host.BaseURL(set.model.Provider)}), ThinkingLevel: set.thinking,
 		IsStreaming: streaming, IsCompacting: compacting, SteeringMode: s.steeringMode, FollowUpMode: s.followUpMode,
 		SessionFile: sess.File, SessionID: sess.Header.ID, SessionName: name,
@@ -268,17 +239,8 @@ func (s *Server) getMessages(c command) {
 	s.respond(c, c.typ, appendMessages(nil, s.messages()), nil)
 }
 
-func (s *Server) setModel(c command) {
-	prov, err := c.str("provider", true)
-	if err != nil {
-		s.respond(c, c.typ, nil, err)
-		return
-	}
-	id, err := c.str("modelId", true)
-	if err != nil {
-		s.respond(c, c.typ, nil, err)
-		return
-	}
+func (s *Server) setModel(c command, a *setModelArgs) {
+	prov, id := a.Provider, a.ModelID
 	m, p, err := s.host.ResolveModel(prov, id)
 	if err != nil {
 		s.respond(c, c.typ, nil, fmt.Errorf("Model not found: %s/%s: %v", prov, id, err))
@@ -310,11 +272,7 @@ func (s *Server) cycleModel(c command) {
 		return
 	}
 	s.change(func(set *settings) { set.model, set.prov = m, p })
-	s.respond(c, c.typ, marshal(struct {
-		Model         *modelData `json:"model"`
-		ThinkingLevel string     `json:"thinkingLevel"`
-		IsScoped      bool       `json:"isScoped"`
-	}{s.model(ModelInfo{m, next.BaseURL}), thinking, false}), nil)
+	s.respond(c, c.typ, marshal(cycleModelData{s.model(ModelInfo{m, next.BaseURL}), thinking, false}), nil)
 }
 
 func (s *Server) availableModels(c command) {
@@ -323,18 +281,11 @@ func (s *Server) availableModels(c command) {
 	for i, m := range models {
 		out[i] = s.model(m)
 	}
-	s.respond(c, c.typ, marshal(struct {
-		Models []*modelData `json:"models"`
-	}{out}), nil)
+	s.respond(c, c.typ, marshal(modelsData{out}), nil)
 }
 
-func (s *Server) setThinkingLevel(c command) {
-	level, err := c.oneOf("level", thinkingLevels...)
-	if err != nil {
-		s.respond(c, c.typ, nil, err)
-		return
-	}
-	s.change(func(set *settings) { set.thinking = level })
+func (s *Server) setThinkingLevel(c command, a *thinkingLevelArgs) {
+	s.change(func(set *settings) { set.thinking = a.Level })
 	s.respond(c, c.typ, nil, nil)
 }
 
@@ -354,23 +305,14 @@ func (s *Server) cycleThinkingLevel(c command) {
 	s.set.thinking = next
 	s.syncLocked()
 	s.mu.Unlock()
-	s.respond(c, c.typ, marshal(struct {
-		Level string `json:"level"`
-	}{next}), nil)
+	s.respond(c, c.typ, marshal(levelData{next}), nil)
 }
 
-func (s *Server) setSteeringMode(c command) { s.setQueueMode(c, &s.steeringMode) }
-
-func (s *Server) setFollowUpMode(c command) { s.setQueueMode(c, &s.followUpMode) }
-
 // setQueueMode sets a queue mode ("all" or "one-at-a-time") from the command's "mode".
-func (s *Server) setQueueMode(c command, mode *string) {
-	m, err := c.oneOf("mode", "all", "one-at-a-time")
-	if err == nil {
-		*mode = m
-		s.applyQueueModes()
-	}
-	s.respond(c, c.typ, nil, err)
+func (s *Server) setQueueMode(c command, a *queueModeArgs, mode *string) {
+	*mode = a.Mode
+	s.applyQueueModes()
+	s.respond(c, c.typ, nil, nil)
 }
 
 // applyQueueModes gives the agent the client's queue modes; they hold for the running
@@ -382,21 +324,10 @@ func (s *Server) applyQueueModes() {
 	ag.SetQueueModes(s.steeringMode == "all", s.followUpMode == "all")
 }
 
-func (s *Server) setAutoCompaction(c command) {
-	s.setSwitch(c, func(set *settings) *bool { return &set.autoCompaction })
-}
-
-func (s *Server) setAutoRetry(c command) {
-	s.setSwitch(c, func(set *settings) *bool { return &set.autoRetry })
-}
-
-// setSwitch sets the setting field names to the command's "enabled".
-func (s *Server) setSwitch(c command, field func(*settings) *bool) {
-	on, err := c.boolean("enabled")
-	if err == nil {
-		s.change(func(set *settings) { *field(set) = on })
-	}
-	s.respond(c, c.typ, nil, err)
+// setSwitch turns a setting on or off.
+func (s *Server) setSwitch(c command, set func(*settings)) {
+	s.change(set)
+	s.respond(c, c.typ, nil, nil)
 }
 
 // change applies f to the settings the next run uses (to the agent at once when idle).
@@ -408,17 +339,12 @@ func (s *Server) change(f func(*settings)) {
 }
 
 // compact summarises the older messages; the response comes when it is done.
-func (s *Server) compact(c command) {
-	instructions, err := c.str("customInstructions", false)
-	if err != nil {
-		s.respond(c, c.typ, nil, err)
-		return
-	}
+func (s *Server) compact(c command, a *compactArgs) {
 	s.obs.Lock()
 	s.compaction = nil
 	s.obs.Unlock()
 	started := s.tryRun(nil, func(ctx context.Context, ag *agent.Agent) {
-		err := ag.Compact(ctx, instructions)
+		err := ag.Compact(ctx, a.CustomInstructions)
 		s.obs.Lock()
 		r := s.compaction
 		s.obs.Unlock()
@@ -429,17 +355,11 @@ func (s *Server) compact(c command) {
 			s.respond(c, c.typ, nil, err)
 			return
 		}
-		type result struct {
-			Summary          string `json:"summary"`
-			FirstKeptEntryID string `json:"firstKeptEntryId"`
-			TokensBefore     int64  `json:"tokensBefore"`
-			Details          any    `json:"details"`
-		}
 		var details any = struct{}{}
 		if len(r.Details) > 0 {
 			details = r.Details
 		}
-		s.respond(c, c.typ, marshal(result{r.Summary, r.FirstKeptEntryID, r.TokensBefore, details}), nil)
+		s.respond(c, c.typ, marshal(compactData{r.Summary, r.FirstKeptEntryID, r.TokensBefore, details}), nil)
 	})
 	if !started {
 		s.respond(c, c.typ, nil, errStreaming)
@@ -448,9 +368,10 @@ func (s *Server) compact(c command) {
 
 // bash runs a command for the user; its output joins the context as a bashExecution
 // message, which the model sees with the next prompt. The response comes when it ends.
-func (s *Server) bash(c command) {
-	cmdline, err := c.str("command", true)
-	if err == nil && strings.TrimSpace(cmdline) == "" {
+func (s *Server) bash(c command, a *bashArgs) {
+	cmdline := a.Command
+	var err error
+	if strings.TrimSpace(cmdline) == "" {
 		err = errors.New(`"command" is empty`)
 	}
 	s.bashMu.Lock()
@@ -500,14 +421,7 @@ func (s *Server) bash(c command) {
 		s.obs.Lock()
 		s.mirror = append(s.mirror, m)
 		s.obs.Unlock()
-		type result struct {
-			Output         string `json:"output"`
-			ExitCode       *int64 `json:"exitCode,omitempty"`
-			Cancelled      bool   `json:"cancelled"`
-			Truncated      bool   `json:"truncated"`
-			FullOutputPath string `json:"fullOutputPath,omitempty"`
-		}
-		s.respond(c, c.typ, marshal(result{m.Output, m.ExitCode, m.Cancelled, m.Truncated, m.FullOutputPath}), nil)
+		s.respond(c, c.typ, marshal(bashData{m.Output, m.ExitCode, m.Cancelled, m.Truncated, m.FullOutputPath}), nil)
 	}()
 }
 
@@ -526,29 +440,23 @@ func (s *Server) lastAssistantText(c command) {
 					b.WriteString(t.Text)
 				}
 			}
-			s.respond(c, c.typ, marshal(struct {
-				Text string `json:"text"`
-			}{b.String()}), nil)
+			text := b.String()
+			s.respond(c, c.typ, marshal(textData{&text}), nil)
 			return
 		}
 	}
-	s.respond(c, c.typ, []byte(`{"text":null}`), nil)
+	s.respond(c, c.typ, marshal(textData{}), nil)
 }
 
 // setSessionName names the session; the name is saved as a session_info entry, so that a
 // session switched to or forked keeps it.
-func (s *Server) setSessionName(c command) {
-	name, err := c.str("name", true)
-	if err != nil {
-		s.respond(c, c.typ, nil, err)
-		return
-	}
-	name = strings.TrimSpace(name)
+func (s *Server) setSessionName(c command, a *sessionNameArgs) {
+	name := strings.TrimSpace(a.Name)
 	s.mu.Lock()
 	s.name = name
 	store := s.sess.Store
 	s.mu.Unlock()
-	_, err = store.AppendEntry(sessionInfo, marshal(struct {
+	_, err := store.AppendEntry(sessionInfo, marshal(struct {
 		Name string `json:"name"`
 	}{name}))
 	s.respond(c, c.typ, nil, err)
@@ -571,5 +479,5 @@ func sessionName(entries []session.Entry) string {
 // getCommands lists the commands a prompt may start with: base-context has no extensions,
 // templates or skills; /compact is handled by the agent itself.
 func (s *Server) getCommands(c command) {
-	s.respond(c, c.typ, []byte(`{"commands":[]}`), nil)
+	s.respond(c, c.typ, marshal(commandsData{Commands: []json.RawMessage{}}), nil)
 }

@@ -110,20 +110,20 @@ func (ds *Dialogs) Ask(ctx context.Context, d Dialog) (Answer, error) {
 }
 
 // resolve delivers the client's extension_ui_response; it reports whether a dialog was
-// waiting for it.
+// waiting for it. An answer that does not match its declaration (dialogAnswer) is a no.
 func (ds *Dialogs) resolve(v gjson.Result) bool {
-	id := v.Get("id").Str
+	answer, err := decodeArgs[dialogAnswer](v)
+	if err != nil {
+		answer = &dialogAnswer{ID: v.Get("id").Str, Cancelled: true}
+	}
 	ds.mu.Lock()
-	ch, ok := ds.pending[id]
-	delete(ds.pending, id)
+	ch, ok := ds.pending[answer.ID]
+	delete(ds.pending, answer.ID)
 	ds.mu.Unlock()
 	if !ok {
 		return false
 	}
-	a := Answer{Cancelled: v.Get("cancelled").Bool(), Confirmed: v.Get("confirmed").Bool()}
-	if val := v.Get("value"); val.Type == gjson.String {
-		a.Value = val.Str
-	}
+	a := Answer{Cancelled: answer.Cancelled, Confirmed: answer.Confirmed, Value: answer.Value}
 	if a.Cancelled {
 		a.Confirmed, a.Value = false, ""
 	}

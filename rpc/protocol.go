@@ -78,72 +78,13 @@ func kind(v gjson.Result) string {
 	}
 }
 
-// argError is a command's argument that is missing or of the wrong type.
-func argError(name, want string, v gjson.Result) error {
-	if !v.Exists() {
-		return fmt.Errorf("missing %q (%s)", name, want)
-	}
-	return fmt.Errorf("%q must be %s, got %s", name, want, kind(v))
-}
-
-// str returns the string argument name; required says whether it must be there.
-func (c command) str(name string, required bool) (string, error) {
-	v := c.v.Get(gjson.Escape(name))
-	if v.Type == gjson.String {
-		return v.Str, nil
-	}
-	if !required && (!v.Exists() || v.Type == gjson.Null) {
-		return "", nil
-	}
-	return "", argError(name, "a string", v)
-}
-
-// boolean returns the boolean argument name, which must be there.
-func (c command) boolean(name string) (bool, error) {
-	v := c.v.Get(gjson.Escape(name))
-	if v.IsBool() {
-		return v.Bool(), nil
-	}
-	return false, argError(name, "true or false", v)
-}
-
-// oneOf returns the string argument name, which must be one of allowed.
-func (c command) oneOf(name string, allowed ...string) (string, error) {
-	s, err := c.str(name, true)
+// userMessage decodes the user message of a prompt, steer or follow-up command.
+func (c command) userMessage() (*codec.UserMessage, error) {
+	a, err := decodeArgs[messageArgs](c.v)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	for _, a := range allowed {
-		if s == a {
-			return s, nil
-		}
-	}
-	return "", fmt.Errorf("%q must be one of %s, got %q", name, strings.Join(allowed, ", "), s)
-}
-
-// images returns the "images" argument: image blocks {"type":"image","data","mimeType"}.
-func (c command) images() ([]codec.Content, error) {
-	v := c.v.Get("images")
-	if !v.Exists() || v.Type == gjson.Null {
-		return nil, nil
-	}
-	if !v.IsArray() {
-		return nil, argError("images", "an array of image blocks", v)
-	}
-	blocks, err := codec.ParseContents([]byte(v.Raw))
-	if err != nil {
-		return nil, fmt.Errorf(`"images": %v`, strings.TrimPrefix(err.Error(), "codec: "))
-	}
-	for i, b := range blocks {
-		img, ok := b.(*codec.ImageContent)
-		if !ok {
-			return nil, fmt.Errorf(`"images"[%d]: expected an image block, got %q`, i, b.ContentType())
-		}
-		if img.Data == "" || img.MimeType == "" {
-			return nil, fmt.Errorf(`"images"[%d]: an image needs "data" (base64) and "mimeType"`, i)
-		}
-	}
-	return blocks, nil
+	return newUserMessage(a.Message, a.Images)
 }
 
 // appendResponse encodes a response line: {"id"?,"type":"response","command","success",

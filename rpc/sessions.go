@@ -55,31 +55,7 @@ func (s *Server) sessionStats(c command) {
 	s.mu.Lock()
 	sess, model := s.sess, s.set.model
 	s.mu.Unlock()
-	type tokens struct {
-		Input      int64 `json:"input"`
-		Output     int64 `json:"output"`
-		CacheRead  int64 `json:"cacheRead"`
-		CacheWrite int64 `json:"cacheWrite"`
-		Total      int64 `json:"total"`
-	}
-	type contextUsage struct {
-		Tokens        *int64   `json:"tokens"`
-		ContextWindow int64    `json:"contextWindow"`
-		Percent       *float64 `json:"percent"`
-	}
-	type stats struct {
-		SessionFile       string        `json:"sessionFile,omitempty"`
-		SessionID         string        `json:"sessionId"`
-		UserMessages      int           `json:"userMessages"`
-		AssistantMessages int           `json:"assistantMessages"`
-		ToolCalls         int           `json:"toolCalls"`
-		ToolResults       int           `json:"toolResults"`
-		TotalMessages     int           `json:"totalMessages"`
-		Tokens            tokens        `json:"tokens"`
-		Cost              float64       `json:"cost"`
-		ContextUsage      *contextUsage `json:"contextUsage,omitempty"`
-	}
-	st := stats{SessionFile: sess.File, SessionID: sess.Header.ID, TotalMessages: len(msgs)}
+	st := statsData{SessionFile: sess.File, SessionID: sess.Header.ID, TotalMessages: len(msgs)}
 	var last *codec.Usage // the usage of the latest response that measured the context
 	for _, m := range msgs {
 		switch m := m.(type) {
@@ -139,18 +115,13 @@ func (s *Server) idleForSession(c command) bool {
 	return true
 }
 
-var cancelledFalse = []byte(`{"cancelled":false}`)
+var cancelledFalse = marshal(cancelledData{})
 
-func (s *Server) newSession(c command) {
-	parent, err := c.str("parentSession", false)
-	if err != nil {
-		s.respond(c, c.typ, nil, err)
-		return
-	}
+func (s *Server) newSession(c command, a *newSessionArgs) {
 	if !s.idleForSession(c) {
 		return
 	}
-	next, err := s.host.NewSession(parent)
+	next, err := s.host.NewSession(a.ParentSession)
 	if err != nil {
 		s.respond(c, c.typ, nil, err)
 		return
@@ -158,12 +129,8 @@ func (s *Server) newSession(c command) {
 	s.respond(c, c.typ, cancelledFalse, s.replace(next))
 }
 
-func (s *Server) switchSession(c command) {
-	path, err := c.str("sessionPath", true)
-	if err != nil {
-		s.respond(c, c.typ, nil, err)
-		return
-	}
+func (s *Server) switchSession(c command, a *switchSessionArgs) {
+	path := a.SessionPath
 	if !s.idleForSession(c) {
 		return
 	}
@@ -220,27 +187,17 @@ func (s *Server) forkMessages(c command) {
 		s.respond(c, c.typ, nil, err)
 		return
 	}
-	type forkable struct {
-		EntryID string `json:"entryId"`
-		Text    string `json:"text"`
-	}
 	out := make([]forkable, len(entries))
 	for i, e := range entries {
 		out[i] = forkable{e.ID, userText(e.Message.(*codec.UserMessage))}
 	}
-	s.respond(c, c.typ, marshal(struct {
-		Messages []forkable `json:"messages"`
-	}{out}), nil)
+	s.respond(c, c.typ, marshal(forkMessagesData{out}), nil)
 }
 
 // fork starts a new session from the conversation before one of the user's messages, and
 // returns that message's text (for the client to edit and send again).
-func (s *Server) fork(c command) {
-	id, err := c.str("entryId", true)
-	if err != nil {
-		s.respond(c, c.typ, nil, err)
-		return
-	}
+func (s *Server) fork(c command, a *forkArgs) {
+	id := a.EntryID
 	if !s.idleForSession(c) {
 		return
 	}
@@ -269,10 +226,7 @@ func (s *Server) fork(c command) {
 		return
 	}
 	err = s.replace(next)
-	s.respond(c, c.typ, marshal(struct {
-		Text      string `json:"text"`
-		Cancelled bool   `json:"cancelled"`
-	}{text, false}), err)
+	s.respond(c, c.typ, marshal(forkData{text, false}), err)
 }
 
 func (s *Server) clone(c command) {
