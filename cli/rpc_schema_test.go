@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/basecontext/base-context/rpc"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tidwall/gjson"
 )
 
@@ -20,35 +19,43 @@ import (
 // Python example, and commands the server refuses.
 
 // rpcSchemas compiles the rpc schema's definitions that a line may be.
-type rpcSchemas struct{ command, response, dialog, event, line *jsonschema.Schema }
+type rpcSchemas struct{ command, response, dialog, event, line *jsonschema.Resolved }
 
 func compileRPCSchema(t *testing.T) rpcSchemas {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(rpc.JSONSchema(false)))
-	if err != nil {
+	var doc map[string]any
+	if err := json.Unmarshal(rpc.JSONSchema(false), &doc); err != nil {
 		t.Fatal(err)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("rpc.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	compile := func(ref string) *jsonschema.Schema {
-		s, err := c.Compile("rpc.schema.json" + ref)
+	// A definition is compiled as the document with its root a reference to it.
+	compile := func(def string) *jsonschema.Resolved {
+		root := doc
+		if def != "" {
+			root = map[string]any{"$schema": doc["$schema"], "$defs": doc["$defs"], "$ref": "#/$defs/" + def}
+		}
+		data, err := json.Marshal(root)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		var s jsonschema.Schema
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		resolved, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resolved
 	}
-	return rpcSchemas{command: compile("#/$defs/Command"), response: compile("#/$defs/Response"),
-		dialog: compile("#/$defs/ExtensionUIRequest"), event: compile("#/$defs/Event"), line: compile("")}
+	return rpcSchemas{command: compile("Command"), response: compile("Response"),
+		dialog: compile("ExtensionUIRequest"), event: compile("Event"), line: compile("")}
 }
 
 // validate reports the problem of line against s, "" when it is valid.
-func validate(t *testing.T, s *jsonschema.Schema, line string) string {
+func validate(t *testing.T, s *jsonschema.Resolved, line string) string {
 	t.Helper()
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
-	if err != nil {
+	var v any
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
 		t.Fatalf("%s: %v", line, err)
 	}
 	if err := s.Validate(v); err != nil {

@@ -1,38 +1,41 @@
 package rpc
 
 import (
-	"bytes"
+	"encoding/json"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// compileDef compiles one definition of the rpc schema.
-func compileDef(t *testing.T, def string) *jsonschema.Schema {
+// compileDef compiles one definition of the rpc schema: the document, its root a
+// reference to that definition.
+func compileDef(t *testing.T, def string) *jsonschema.Resolved {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(JSONSchema(false)))
+	var doc map[string]any
+	if err := json.Unmarshal(JSONSchema(false), &doc); err != nil {
+		t.Fatal(err)
+	}
+	root, err := json.Marshal(map[string]any{"$schema": doc["$schema"], "$defs": doc["$defs"], "$ref": "#/$defs/" + def})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("rpc.schema.json", doc); err != nil {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(root, &s); err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Compile("rpc.schema.json#/$defs/" + def)
+	resolved, err := s.Resolve(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return resolved
 }
 
-func valid(t *testing.T, s *jsonschema.Schema, line string) error {
+func valid(t *testing.T, s *jsonschema.Resolved, line string) error {
 	t.Helper()
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
-	if err != nil {
+	var v any
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
 		t.Fatalf("%s: %v", line, err)
 	}
 	return s.Validate(v)
