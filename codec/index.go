@@ -98,7 +98,7 @@ func (ix *Index) repeat(b []byte) bool {
 	}
 	last := &ix.notes.last
 	end := len(b) - (len(old) - last.end) // where b's body must end, at the same tail
-	if end < last.body || string(b[:last.body]) != string(old[:last.body]) || string(b[end:]) != string(old[last.end:]) {
+	if end < last.body || !sameTail(b, old, len(old)-last.end) || string(b[:last.body]) != string(old[:last.body]) {
 		return false
 	}
 	if after, ok := validString(b, last.body); !ok || after != end+1 {
@@ -119,6 +119,16 @@ func (ix *Index) repeat(b []byte) bool {
 	last.end = end
 	ix.line, ix.repeated = b, true
 	return true
+}
+
+// sameTail reports whether a and b end with the same n bytes. The tail after a line's last
+// string is most often a few closing brackets: one word is compared without a call.
+func sameTail(a, b []byte, n int) bool {
+	if n <= 8 && len(a) >= 8 && len(b) >= 8 {
+		mask := ^uint64(0) << ((8 - n) * 8)
+		return (word(a, len(a)-8)^word(b, len(b)-8))&mask == 0
+	}
+	return len(a) >= n && string(a[len(a)-n:]) == string(b[len(b)-n:])
 }
 
 // Repeats reports whether the line ix holds is the line indexed just before it in ix (see
