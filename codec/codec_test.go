@@ -357,6 +357,7 @@ func FuzzIndexNextLine(f *testing.F) {
 		var reused, fresh Index
 		if CheckObjectIndexed(first, &reused) == nil {
 			reused.FindEach(keys, make([]Member, len(keys))) // remembered for a line that repeats it
+			reused.Unambiguous()
 		}
 		errReused, errFresh := CheckObjectIndexed(next, &reused), CheckObjectIndexed(next, &fresh)
 		if (errReused == nil) != (errFresh == nil) {

@@ -41,6 +41,11 @@ type Index struct {
 	foundKeys [maxFound]string
 	foundAt   [maxFound]int8
 	foundN    int // 0 when nothing is remembered
+
+	// Whether the line numbered escapesKnown (see Count) has a \u or \/ escape, which
+	// Unambiguous asks, and whether it has one outside the body of its last string value.
+	escapes, escapesAround bool
+	escapesKnown           int
 }
 
 // maxFound is how many keys a FindEach may ask for to be remembered.
@@ -324,7 +329,23 @@ func (ix *Index) Type() Member {
 // spelling of "/"), so keys written differently are different keys. False means the line
 // must be walked.
 func (ix *Index) Unambiguous() bool {
-	return ix.line != nil && !ix.notes.sameKeys && !hasEscapeOf(ix.line, 'u', '/')
+	if ix.line == nil || ix.notes.sameKeys {
+		return false
+	}
+	if ix.escapesKnown != ix.count {
+		line, last := ix.line, ix.notes.last
+		switch {
+		case ix.repeated && ix.escapesKnown == ix.count-1:
+			// The line before but for one string's body: what is around it is known.
+		case last.body > 0:
+			ix.escapesAround = hasEscapeOf(line[:last.body], 'u', '/') || hasEscapeOf(line[last.end:], 'u', '/')
+		default:
+			ix.escapesAround = hasEscapeOf(line, 'u', '/')
+		}
+		ix.escapes = ix.escapesAround || last.body > 0 && hasEscapeOf(line[last.body:last.end], 'u', '/')
+		ix.escapesKnown = ix.count
+	}
+	return !ix.escapes
 }
 
 // hasEscapeOf reports whether the string bodies of line (valid JSON) have an escape \a or \b.
