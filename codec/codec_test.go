@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -691,4 +692,49 @@ func TestMemberInt(t *testing.T) {
 			t.Errorf("Int(%s) = %d, want %d", raw, got, want)
 		}
 	}
+}
+
+// FuzzCheckRepeatedLine: a line found in unsplit input as a repeat of the line before is
+// the input up to its first LF, valid, with the members a fresh index finds.
+func FuzzCheckRepeatedLine(f *testing.F) {
+	update := `{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","delta":"a"}}`
+	for _, pair := range [][2]string{
+		{update, strings.Replace(update, `"a"`, `"bc"`, 1) + "\n" + update + "\n"},
+		{update, strings.Replace(update, `"a"`, `"b"`, 1) + "\r\n"},
+		{update + "\r", strings.Replace(update, `"a"`, `"b"`, 1) + "\r\n"},
+		{update, strings.Replace(update, `"a"`, `"b`, 1) + "\n\"}}\n"},
+		{update, strings.Replace(update, `"a"`, `"b"`, 1)},
+		{update, strings.Replace(update, `"a"`, `"b"`, 1) + " \n"},
+		{update, strings.Replace(update, `"a"`, `"b\n"`, 1) + "\n"},
+		{`{"type":"turn_start"}`, `{"type":"turn_end"}` + "\n"},
+	} {
+		f.Add([]byte(pair[0]), []byte(pair[1]))
+	}
+	keys := []string{"type", "messageId", "assistantMessageEvent"}
+	f.Fuzz(func(t *testing.T, first, pending []byte) {
+		if bytes.IndexByte(first, '\n') >= 0 {
+			return
+		}
+		var reused, fresh Index
+		if CheckObjectIndexed(first, &reused) != nil {
+			return
+		}
+		n := reused.CheckRepeatedLine(pending)
+		if n == 0 {
+			return
+		}
+		line := pending[:n]
+		if pending[n] != '\n' || bytes.IndexByte(line, '\n') >= 0 {
+			t.Fatalf("line %q of %q", line, pending)
+		}
+		if err := CheckObjectIndexed(line, &fresh); err != nil {
+			t.Fatalf("%q after %q: found repeated, but %v", line, first, err)
+		}
+		got, want := make([]Member, len(keys)), make([]Member, len(keys))
+		reused.FindEach(keys, got)
+		fresh.FindEach(keys, want)
+		if !reused.Repeats() || !slices.Equal(got, want) || !reused.Indexed(line) {
+			t.Fatalf("%q after %q: members %v, fresh %v", line, first, got, want)
+		}
+	})
 }

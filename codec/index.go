@@ -109,6 +109,14 @@ func (ix *Index) repeat(b []byte) bool {
 	if after, ok := validString(b, last.body); !ok || after != end+1 {
 		return false
 	}
+	ix.repeatedAs(b, end)
+	return true
+}
+
+// repeatedAs indexes b, found to be the last line indexed but for the body of its last
+// string value, which ends at end in b.
+func (ix *Index) repeatedAs(b []byte, end int) {
+	last := &ix.notes.last
 	moved := end - last.end
 	for k := range ix.members {
 		m := &ix.members[k]
@@ -123,7 +131,32 @@ func (ix *Index) repeat(b []byte) bool {
 	ix.prev = append(ix.prev[:last.body], b[last.body:]...)
 	last.end = end
 	ix.line, ix.repeated = b, true
-	return true
+}
+
+// CheckRepeatedLine checks the line at the start of pending, input not yet split into lines,
+// when it is the last line indexed but for the body of that line's last string value: it
+// indexes it as CheckObjectIndexed would (Repeats is then true) and returns its length, up
+// to the LF after it. Otherwise it returns 0 and leaves ix as it is. A reader that finds the
+// line so need not look for its end: the bytes around the body are those of a line, and a
+// string's body holds no LF.
+func (ix *Index) CheckRepeatedLine(pending []byte) int {
+	old := ix.prev
+	if len(old) == 0 {
+		return 0
+	}
+	last := &ix.notes.last
+	if len(pending) <= last.body || string(pending[:last.body]) != string(old[:last.body]) {
+		return 0
+	}
+	after, ok := validString(pending, last.body)
+	tail := old[last.end:]
+	n := after - 1 + len(tail)
+	if !ok || n >= len(pending) || pending[n] != '\n' || string(pending[after-1:n]) != string(tail) {
+		return 0
+	}
+	ix.count++
+	ix.repeatedAs(pending[:n], after-1)
+	return n
 }
 
 // sameTail reports whether a and b end with the same n bytes. The tail after a line's last

@@ -83,6 +83,22 @@ func (lr *LineReader) ReadRawLine() ([]byte, error) {
 	}
 }
 
+// Pending returns what is read and not yet returned: the start of the next line, or more
+// than one line, or nothing. It is valid until the next read.
+func (lr *LineReader) Pending() []byte { return lr.buf[lr.start:lr.end] }
+
+// Take returns the next line when the caller has found where it ends in Pending: its first
+// n bytes, followed by an LF, which Take consumes too.
+func (lr *LineReader) Take(n int) []byte {
+	if lr.buf[lr.start+n] != '\n' {
+		panic("codec: LineReader.Take: no LF after the line")
+	}
+	line := lr.buf[lr.start : lr.start+n]
+	lr.start, lr.next = lr.start+n+1, -1
+	lr.line++
+	return line
+}
+
 // Buffered reports whether a whole line is already read, so that the next ReadLine returns
 // without waiting for input.
 func (lr *LineReader) Buffered() bool {

@@ -43,6 +43,15 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 	for _, in := range inputs {
 		lr := codec.NewLineReader(in.Reader)
 		for {
+			// The next delta of a block is the line before but for its text: found so in
+			// what is read, it is checked and split off at once.
+			if n := frame.index.CheckRepeatedLine(lr.Pending()); n > 0 {
+				stats.Lines++
+				if err := st.Push(frame.repeated(lr.Take(n), lr.Line()), emit); err != nil {
+					return stats, err
+				}
+				continue
+			}
 			if !lr.Buffered() {
 				if err := out.Flush(); err != nil {
 					return stats, err

@@ -105,16 +105,28 @@ func (f *Frame) Check() error {
 		if f.id == 0 {
 			f.id = frameIDs.Add(1)
 		}
-		f.err = codec.CheckObjectIndexed(f.line, &f.index)
-		if f.err == nil {
-			f.indexed = true
-			if !f.index.Repeats() || f.index.Changed(f.index.Type()) {
-				f.indexTyp = eventType(f.line, f.index.Type())
-			}
-			f.typ = f.indexTyp
+		if f.err = codec.CheckObjectIndexed(f.line, &f.index); f.err == nil {
+			f.indexedType()
 		}
 	}
 	return f.err
+}
+
+// repeated makes f the frame of line, which its index has checked (CheckRepeatedLine).
+func (f *Frame) repeated(line []byte, lineNo int) *Frame {
+	f.reuse(line, lineNo)
+	f.checked = true
+	f.indexedType()
+	return f
+}
+
+// indexedType completes the check of a line its index holds: its type.
+func (f *Frame) indexedType() {
+	f.indexed = true
+	if !f.index.Repeats() || f.index.Changed(f.index.Type()) {
+		f.indexTyp = eventType(f.line, f.index.Type())
+	}
+	f.typ = f.indexTyp
 }
 
 // Type returns the event type, or "" for a line that is not a valid JSON object or has no
