@@ -195,13 +195,19 @@ func (ix *Index) ChangedValue() Member {
 // ChangedIn reports, when Repeats, whether the body that changed is in the value of the
 // top-level member named key (the last of duplicates, as FindEach finds).
 func (ix *Index) ChangedIn(key string) bool {
-	found := false
-	for j, m := range ix.members {
-		if string(ix.key(ix.line, j)) == key {
-			found = ix.Changed(m)
+	j := len(ix.members) - 1 // the member the body is in: the last that starts before it
+	for j >= 0 && ix.members[j].ValStart >= ix.notes.last.body {
+		j--
+	}
+	if j < 0 || !ix.Changed(ix.members[j]) || string(ix.key(ix.line, j)) != key {
+		return false
+	}
+	for k := j + 1; k < len(ix.members); k++ {
+		if string(ix.key(ix.line, k)) == key {
+			return false // a later member of that name is the one read
 		}
 	}
-	return found
+	return true
 }
 
 // Changed reports, when Repeats, whether the value of m, a member of the line, holds the
