@@ -35,6 +35,8 @@ type Redact struct {
 
 	// The parts of a snapshot around its content last found to need no redaction.
 	cleanPrefix, cleanSuffix []byte
+	// The parts of a delta-form update around its delta last found to need no redaction.
+	cleanBefore, cleanAfter []byte
 }
 
 // NewRedact returns the stage, redacting with r.
@@ -299,6 +301,22 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 
 	base := ame.ValStart
 	s.js.Reset()
+	// A delta's line in the delta form differs from the one before it in its delta alone: when
+	// the bytes around the delta are those of a line whose other strings were found clean,
+	// the delta's edit is the line's only one, and the walk is skipped.
+	var deltaStart, deltaEnd int
+	aroundDelta := deltaText != nil && !msg.Exists() && !ev.has(evPartial)
+	if aroundDelta {
+		d := ev.member(evDelta)
+		deltaStart, deltaEnd = base+d.ValStart, base+d.ValEnd
+		if bytes.Equal(line[:deltaStart], s.cleanBefore) && bytes.Equal(line[deltaEnd:], s.cleanAfter) {
+			if !bytes.Equal(deltaText, line[deltaStart:deltaEnd]) {
+				s.js.AddEdit(codec.Edit{Start: deltaStart, End: deltaEnd, Text: deltaText})
+			}
+			return s.emitUpdate(f, line, idM, msg, ev, b, tail, emit)
+		}
+	}
+	deltaWalked, deltaEdited := false, false
 	s.js.Object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
 		switch {
 		case vs == ame.ValStart:
@@ -307,8 +325,10 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 				case "delta":
 					if d := ev.member(evDelta); deltaText != nil && evs == base+d.ValStart {
 						eve := base + d.ValEnd
+						deltaWalked = true
 						if !bytes.Equal(deltaText, line[evs:eve]) {
 							s.js.AddEdit(codec.Edit{Start: evs, End: eve, Text: deltaText})
+							deltaEdited = true
 						}
 						return eve, true
 					}
@@ -335,6 +355,16 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		}
 		return 0, false
 	})
+	if n := len(s.js.Edits()); aroundDelta && deltaWalked && (n == 0 || n == 1 && deltaEdited) {
+		s.cleanBefore = append(s.cleanBefore[:0], line[:deltaStart]...)
+		s.cleanAfter = append(s.cleanAfter[:0], line[deltaEnd:]...)
+	}
+	return s.emitUpdate(f, line, idM, msg, ev, b, tail, emit)
+}
+
+// emitUpdate emits the update with the edits collected, after the delta releasing the tail
+// of a block that ended, and remembers what a block left open would need.
+func (s *Redact) emitUpdate(f *Frame, line []byte, idM, msg codec.Member, ev nestedEvent, b *redactBlock, tail []byte, emit Emit) error {
 	out := line
 	if len(s.js.Edits()) > 0 {
 		s.out = s.js.Splice(s.out[:0], line)
