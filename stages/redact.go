@@ -35,8 +35,23 @@ type Redact struct {
 
 	// The parts of a snapshot around its content last found to need no redaction.
 	cleanPrefix, cleanSuffix []byte
-	// The parts of a delta-form update around its delta last found to need no redaction.
-	cleanBefore, cleanAfter []byte
+
+	clean    cleanDelta
+	deltaEnc []byte // a redacted delta's encoding, reused
+}
+
+// cleanDelta is the last delta-form update (a delta without a snapshot) whose strings, its
+// delta aside, were found to need no redaction. In a stream of deltas, the next lines are
+// mostly the same bytes around another delta: such a line is the same update with another
+// delta, so only its delta needs redacting. Neither need it be validated again, or its
+// members found: the delta's string is the only part that could make it invalid, and its
+// members are where they were.
+type cleanDelta struct {
+	before, after []byte // the line's bytes before the delta's string, and after it
+	typ           string // the update's type (a delta type) and block index
+	index         int64
+	id            []byte // the raw messageId, when hasID
+	hasID         bool
 }
 
 // NewRedact returns the stage, redacting with r.
@@ -111,6 +126,11 @@ func (s *Redact) finish(b *redactBlock) []byte {
 }
 
 func (s *Redact) Push(f *Frame, emit Emit) error {
+	if f.Event == nil && len(s.clean.before) > 0 {
+		if done, err := s.deltaAgain(f, emit); done {
+			return err
+		}
+	}
 	if u, ok := f.Event.(*codec.MessageUpdate); ok {
 		return s.typedUpdate(u, emit)
 	}
@@ -207,6 +227,47 @@ func syntheticDelta(kind, idx int, tail, id, snap []byte) []byte {
 	return append(out, '}', '}')
 }
 
+// deltaAgain redacts a line that is s.clean's bytes around another delta, and reports
+// whether it was one.
+func (s *Redact) deltaAgain(f *Frame, emit Emit) (bool, error) {
+	c := &s.clean
+	line := f.Line()
+	ds := len(c.before)
+	if len(line) <= ds || line[ds] != '"' || !bytes.Equal(line[:ds], c.before) {
+		return false, nil
+	}
+	de := codec.SkipString(line, ds+1)
+	if !bytes.Equal(line[de:], c.after) {
+		return false, nil
+	}
+	if f.checked && f.err != nil || !f.checked && !codec.Valid(line[ds:de]) {
+		return false, nil // not a JSON object: redacted as plain text
+	}
+	deltaText := s.pushDelta(s.block(c.index, c.typ), line, ds, de)
+	s.full = false
+	s.lastID = nil
+	if c.hasID {
+		s.idBuf = append(s.idBuf[:0], c.id...)
+		s.lastID = s.idBuf
+	}
+	if bytes.Equal(deltaText, line[ds:de]) {
+		return true, emit(f)
+	}
+	s.out = append(append(append(s.out[:0], line[:ds]...), deltaText...), line[de:]...)
+	return true, emit(f.Edited(s.out))
+}
+
+// pushDelta runs the delta whose string is raw[start:end] through block b, and returns the
+// string's new encoding: raw's own when the delta released is the delta as it came.
+func (s *Redact) pushDelta(b *redactBlock, raw []byte, start, end int) []byte {
+	dec := s.js.Decoded(raw, start, end)
+	if out := b.stream.Push(dec); !bytes.Equal(out, dec) {
+		s.deltaEnc = codec.AppendString(s.deltaEnc[:0], codec.UnsafeString(out))
+		return s.deltaEnc
+	}
+	return raw[start:end]
+}
+
 // generic redacts every string of the frame's line.
 func (s *Redact) generic(f *Frame, emit Emit) error {
 	line := f.Line()
@@ -278,12 +339,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		switch typ {
 		case codec.UpdateTextDelta, codec.UpdateThinkingDelta, codec.UpdateToolCallDelta:
 			if d := ev.member(evDelta); d.Exists() && ev.raw[d.ValStart] == '"' {
-				dec := s.js.Decoded(ev.raw, d.ValStart, d.ValEnd)
-				if out := b.stream.Push(dec); !bytes.Equal(out, dec) {
-					deltaText = codec.AppendString(nil, codec.UnsafeString(out))
-				} else {
-					deltaText = ev.raw[d.ValStart:d.ValEnd]
-				}
+				deltaText = s.pushDelta(b, ev.raw, d.ValStart, d.ValEnd)
 			}
 		case codec.UpdateToolCallEnd:
 			if tc := ev.member(evToolCall); tc.Exists() {
@@ -301,21 +357,6 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 
 	base := ame.ValStart
 	s.js.Reset()
-	// A delta's line in the delta form differs from the one before it in its delta alone: when
-	// the bytes around the delta are those of a line whose other strings were found clean,
-	// the delta's edit is the line's only one, and the walk is skipped.
-	var deltaStart, deltaEnd int
-	aroundDelta := deltaText != nil && !msg.Exists() && !ev.has(evPartial)
-	if aroundDelta {
-		d := ev.member(evDelta)
-		deltaStart, deltaEnd = base+d.ValStart, base+d.ValEnd
-		if bytes.Equal(line[:deltaStart], s.cleanBefore) && bytes.Equal(line[deltaEnd:], s.cleanAfter) {
-			if !bytes.Equal(deltaText, line[deltaStart:deltaEnd]) {
-				s.js.AddEdit(codec.Edit{Start: deltaStart, End: deltaEnd, Text: deltaText})
-			}
-			return s.emitUpdate(f, line, idM, msg, ev, b, tail, emit)
-		}
-	}
 	deltaWalked, deltaEdited := false, false
 	s.js.Object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
 		switch {
@@ -355,16 +396,13 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		}
 		return 0, false
 	})
-	if n := len(s.js.Edits()); aroundDelta && deltaWalked && (n == 0 || n == 1 && deltaEdited) {
-		s.cleanBefore = append(s.cleanBefore[:0], line[:deltaStart]...)
-		s.cleanAfter = append(s.cleanAfter[:0], line[deltaEnd:]...)
+	if n := len(s.js.Edits()); deltaWalked && !msg.Exists() && !ev.has(evPartial) && (n == 0 || n == 1 && deltaEdited) {
+		d := ev.member(evDelta)
+		s.clean.before = append(s.clean.before[:0], line[:base+d.ValStart]...)
+		s.clean.after = append(s.clean.after[:0], line[base+d.ValEnd:]...)
+		s.clean.typ, s.clean.index = typ, ev.index()
+		s.clean.id, s.clean.hasID = append(s.clean.id[:0], idM.Raw(line)...), idM.Exists()
 	}
-	return s.emitUpdate(f, line, idM, msg, ev, b, tail, emit)
-}
-
-// emitUpdate emits the update with the edits collected, after the delta releasing the tail
-// of a block that ended, and remembers what a block left open would need.
-func (s *Redact) emitUpdate(f *Frame, line []byte, idM, msg codec.Member, ev nestedEvent, b *redactBlock, tail []byte, emit Emit) error {
 	out := line
 	if len(s.js.Edits()) > 0 {
 		s.out = s.js.Splice(s.out[:0], line)
