@@ -1,0 +1,176 @@
+package redact
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// The scan tries the built-in matchers only where nextCandidate says a rule may start, and
+// tells what precedes a value with precededBy's tables. These tests hold both to the code they
+// stand for: the switch of cases that afterAt used to run at every word start, and the loop
+// that tried every word start, every dash and every symbol after a separator.
+
+// precededByCases is the reference for precededBy: the cases as afterAt wrote them.
+func precededByCases(w []byte, i int) int {
+	switch w[i-1] {
+	case ':':
+		return afterColon
+	case '-':
+		return afterDash
+	case ' ', '\t':
+		j := skipSpacesBack(w, i-1, 4)
+		if j < 0 {
+			return afterNothing
+		}
+		switch c := w[j]; {
+		case c|0x20 == 'r':
+			return afterBearer
+		case c|0x20 == 'c':
+			return afterBasic
+		case c == '=' || c == ':' || c == '>' || isQuote(c):
+			return afterAssignment
+		case j >= 1 && secretNameTail(w[j-1], c):
+			return afterAssignment
+		}
+		return afterNothing
+	case '=', '"', '\'', '`', '>':
+		return afterAssignment
+	}
+	return afterNothing
+}
+
+func TestPrecededByAgreesWithItsCases(t *testing.T) {
+	// Every byte before a value, and every byte before one to four spaces before a value
+	// after every byte.
+	w := make([]byte, 0, 8)
+	for a := range 256 {
+		for b := range 256 {
+			for spaces := 0; spaces <= 5; spaces++ {
+				w = append(w[:0], byte(a), byte(b))
+				for k := range spaces {
+					w = append(w, " \t"[k%2])
+				}
+				w = append(w, 'x')
+				i := len(w) - 1
+				if got, want := precededBy(w, i), precededByCases(w, i); got != want {
+					t.Fatalf("%q before %d: precededBy %d, its cases %d", w[:i], i, got, want)
+				}
+				if got, want := precededBy(w[1:], i-1), precededByCases(w[1:], i-1); got != want {
+					t.Fatalf("%q before %d: precededBy %d, its cases %d", w[1:i], i-1, got, want)
+				}
+			}
+		}
+	}
+}
+
+// nextBuiltinEverywhere is the reference for nextBuiltin: it tries the matchers at every word
+// start, every dash and every symbol after a separator.
+func (r *Redactor) nextBuiltinEverywhere(w []byte, pos, base int, atEOF bool, st *scanState) hit {
+	if st.judgingWhole() && pos == base && (r.on[ruleGeneric] || st.keyValue == kindAuthorization && r.on[ruleBasicAuth]) {
+		if h := valueStringAt(w, pos, st.keyValue, atEOF); h.status != noMatch {
+			return h
+		}
+	}
+	for i := pos; i < len(w); i++ {
+		c := w[i]
+		if identChars[c] {
+			if i == 0 || !identChars[w[i-1]] {
+				if h := r.wordStartAt(w, i, atEOF); h.status != noMatch {
+					return h
+				}
+			}
+			continue
+		}
+		if c == '-' && r.on[rulePrivateKey] {
+			if h := privateKeyAt(w, i, atEOF); h.status != noMatch {
+				return h
+			}
+		}
+		if valueStart[c] && i > 0 && afterValue[w[i-1]] {
+			if h := r.afterAt(w, i, atEOF); h.status != noMatch {
+				return h
+			}
+		}
+	}
+	return hit{start: len(w)}
+}
+
+// secretishText is text made of pieces that start or end rules (names, separators, prefixes
+// of tokens, the corpus's secrets), glued at random, so that rules start, almost start and
+// are cut off everywhere.
+func secretishText(rnd *rand.Rand, corpus []secretCase) string {
+	pieces := []string{
+		" ", "  ", "\t", "\n", "=", ":", ": ", "-", "--", "\"", "'", "`", ">", "=>", ":=", "@", "//", ".",
+		"password", "PASSWORD", "token", "api_key", "secret", "Bearer", "Basic", "Authorization",
+		"sk-", "sk-ant-", "ghp_", "AKIA", "eyJ", "hooks.slack.com/", "SG.", "xoxb-", "-p", "-----BEGIN ",
+		"PRIVATE KEY-----", "-----END ", "https://user", "0001", "abc", "x9Z2", "é", "word", "s", "rd", "wd",
+	}
+	var b strings.Builder
+	for range rnd.IntN(24) {
+		if rnd.IntN(10) == 0 {
+			c := corpus[rnd.IntN(len(corpus))]
+			b.WriteString([]string{c.Text, c.Secret}[rnd.IntN(2)])
+		} else {
+			b.WriteString(pieces[rnd.IntN(len(pieces))])
+		}
+	}
+	return b.String()
+}
+
+func TestNextBuiltinTriesEveryPositionThatCanMatch(t *testing.T) {
+	corpus := loadSecretCorpus(t)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	redactors := []*Redactor{
+		mustRedactor(t, Options{}),
+		mustRedactor(t, Options{Rules: []string{"generic-secret", "password-flag", "bearer-token"}}),
+		mustRedactor(t, Options{Rules: []string{"url-password", "basic-auth", "jwt"}}),
+	}
+	for range 2000 {
+		text := []byte(secretishText(rnd, corpus))
+		// A text cut anywhere, as a stream sees it, and whole.
+		w := text[:rnd.IntN(len(text)+1)]
+		for _, r := range redactors {
+			for _, atEOF := range []bool{false, true} {
+				for pos := 0; pos <= len(w); pos++ {
+					for _, kind := range []int{kindNone, kindPassword} {
+						st := scanState{keyValue: kind}
+						got := r.nextBuiltin(w, pos, pos, atEOF, &st)
+						want := r.nextBuiltinEverywhere(w, pos, pos, atEOF, &st)
+						if got != want {
+							t.Fatalf("%q from %d (end of text %v, value kind %d): got %+v, want %+v", w, pos, atEOF, kind, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// The scan's shortcut for text where no rule can start gives what the full scan gives: a
+// stream of the built-in rules alone, cut anywhere, adds up to the redaction of the whole
+// text.
+func TestBuiltinStreamsAddUpAnywhere(t *testing.T) {
+	corpus := loadSecretCorpus(t)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	r := mustRedactor(t, Options{})
+	for range 3000 {
+		text := secretishText(rnd, corpus)
+		whole := r.RedactString(text)
+		var ts textStream
+		ts.reset(kindNone)
+		var released []byte
+		for at := 0; at < len(text); {
+			end := min(len(text), at+1+rnd.IntN(12))
+			released = ts.pushText(r, released, []byte(text[at:end]), false)
+			if !strings.HasPrefix(whole, string(released)) {
+				t.Fatalf("%q: released %q is not a prefix of %q", text, released, whole)
+			}
+			at = end
+		}
+		released = ts.pushText(r, released, nil, true)
+		if string(released) != whole {
+			t.Fatalf("%q: stream %q, whole %q", text, released, whole)
+		}
+	}
+}
