@@ -587,13 +587,19 @@ func (s *textStream) consume(w []byte, base, cut int) {
 	if cut > base {
 		s.st.started = true
 	}
-	from := max(0, cut-lookBehind)
-	if from > 0 {
+	// The context goes to the front of buf once the text before it is long, not after every
+	// piece: matchers read at most lookBehind bytes back, so more context changes nothing.
+	from := 0
+	if cut-lookBehind >= compactAfter {
+		from = cut - lookBehind
 		n := copy(s.buf, s.buf[from:])
 		s.buf = s.buf[:n]
 	}
 	s.base = cut - from
 }
+
+// compactAfter is how much text may pile up before a stream's context before it is dropped.
+const compactAfter = 1024
 
 // render appends w[base:cut] with spans replaced by their markers.
 func (r *Redactor) render(dst, w []byte, base, cut int, spans []span) []byte {

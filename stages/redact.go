@@ -48,7 +48,8 @@ type Redact struct {
 // members are where they were.
 type cleanDelta struct {
 	before, after []byte // the line's bytes before the delta's string, and after it
-	typ           string // the update's type (a delta type) and block index
+	typ           string // the update's type (a delta type), its block's kind and index
+	kind          int
 	index         int64
 	id            []byte // the raw messageId, when hasID
 	hasID         bool
@@ -243,7 +244,15 @@ func (s *Redact) deltaAgain(f *Frame, emit Emit) (bool, error) {
 	if f.checked && f.err != nil || !f.checked && !codec.Valid(line[ds:de]) {
 		return false, nil // not a JSON object: redacted as plain text
 	}
-	deltaText := s.pushDelta(s.block(c.index, c.typ), line, ds, de)
+	// What block(c.index, c.typ) returns for a delta: the block there when of its kind.
+	var b *redactBlock
+	if c.index < int64(len(s.blocks)) {
+		b = s.blocks[c.index]
+	}
+	if b == nil || b.kind != c.kind {
+		b = s.block(c.index, c.typ)
+	}
+	deltaText := s.pushDelta(b, line, ds, de)
 	s.full = false
 	s.lastID = nil
 	if c.hasID {
@@ -400,7 +409,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		d := ev.member(evDelta)
 		s.clean.before = append(s.clean.before[:0], line[:base+d.ValStart]...)
 		s.clean.after = append(s.clean.after[:0], line[base+d.ValEnd:]...)
-		s.clean.typ, s.clean.index = typ, ev.index()
+		s.clean.typ, s.clean.kind, s.clean.index = typ, b.kind, ev.index()
 		s.clean.id, s.clean.hasID = append(s.clean.id[:0], idM.Raw(line)...), idM.Exists()
 	}
 	out := line

@@ -33,6 +33,11 @@ func deltaStream(rnd *rand.Rand, secrets []string) []byte {
 	words := []string{"the ", "0001 ", "token", "= ", ": ", "\"", "'", "\n", "sk-", "-", "eyJ", "Bearer ", "password", " ", "é", "\\", "x9"}
 	line(`{"type":"session","version":3,"id":"s","timestamp":"2026-12-02T14:03:39.707Z","cwd":"/tmp"}`)
 	for msg := 1; msg <= 30; msg++ {
+		if msg > 1 && rnd.IntN(3) == 0 {
+			// The deltas of the last message again after its end, as a stream cut and
+			// concatenated repeats them.
+			line(`{"type":"message_update","messageId":%d,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"sk-ant-"}}`, msg-1)
+		}
 		line(`{"type":"message_start","messageId":%d,"message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{},"stopReason":"stop","timestamp":1}}`, msg)
 		for idx := range 1 + rnd.IntN(3) {
 			kind := []string{"text", "thinking", "toolcall"}[rnd.IntN(3)]
