@@ -174,3 +174,44 @@ func TestBuiltinStreamsAddUpAnywhere(t *testing.T) {
 		}
 	}
 }
+
+// scan's shortcut, for text where no rule can start, answers what the full scan answers:
+// for every rule set (with literals, whose first bytes it looks for), every state a stream
+// can be in and every place a text can be cut.
+func TestScanShortcutIsTheFullScan(t *testing.T) {
+	corpus := loadSecretCorpus(t)
+	rnd := rand.New(rand.NewPCG(7, 8))
+	redactors := []*Redactor{
+		mustRedactor(t, Options{}),
+		mustRedactor(t, Options{Literals: []Literal{{ID: "a", Value: "0001"}, {ID: "b", Value: "word-literal"}, {ID: "c", Value: "sk-ant-x"}}}),
+		mustRedactor(t, Options{NoDefaultRules: true, Literals: []Literal{{ID: "a", Value: "abcd"}, {ID: "b", Value: "é word"}}}),
+		mustRedactor(t, Options{Rules: []string{"private-key"}}),
+	}
+	states := []scanState{{}, {keyValue: kindPassword}, {keyValue: kindSecret, started: true}, {mode: modeSwallow, swallow: alnum}}
+	for range 3000 {
+		text := secretishText(rnd, corpus)
+		if rnd.IntN(2) == 0 {
+			text += []string{"abc", "0001", "word-lit", "é w", "x"}[rnd.IntN(5)]
+		}
+		w := []byte(text)
+		base := rnd.IntN(len(w) + 1)
+		for _, r := range redactors {
+			for _, atEOF := range []bool{false, true} {
+				for _, st := range states {
+					st1, st2 := st, st
+					spans, cut := r.scan(w, base, atEOF, &st1, nil)
+					wantSpans, wantCut := r.scanAll(w, base, atEOF, &st2, nil)
+					if cut != wantCut || len(spans) != len(wantSpans) || st1 != st2 {
+						t.Fatalf("%q from %d (end of text %v, state %+v): cut %d, %d spans, state %+v; the full scan: cut %d, %d spans, state %+v",
+							w, base, atEOF, st, cut, len(spans), st1, wantCut, len(wantSpans), st2)
+					}
+					for k := range spans {
+						if spans[k] != wantSpans[k] {
+							t.Fatalf("%q from %d: span %+v, the full scan's %+v", w, base, spans[k], wantSpans[k])
+						}
+					}
+				}
+			}
+		}
+	}
+}

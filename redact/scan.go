@@ -25,7 +25,10 @@ type Redactor struct {
 	patterns []*userPattern
 	literals []literal
 	maxLit   int
-	counts   []atomic.Int64
+	// The first byte and the first two bytes of each literal (all at least MinLiteral long).
+	literalFirst [256]bool
+	literalPairs *bytePairs
+	counts       []atomic.Int64
 	// minText is the length below which no rule can match a whole string.
 	minText int
 	// wordsSafe: a string shorter than minToken made of letters and '_' alone cannot match
@@ -121,6 +124,11 @@ func New(opts Options) (*Redactor, error) {
 			r.ids = append(r.ids, l.ID)
 		}
 		r.literals = append(r.literals, literal{value: []byte(l.Value), rule: rule})
+		if r.literalPairs == nil {
+			r.literalPairs = new(bytePairs)
+		}
+		r.literalFirst[l.Value[0]] = true
+		r.literalPairs.add(l.Value[0], l.Value[1])
 		r.maxLit = max(r.maxLit, len(l.Value))
 	}
 	// Longer literals first, so that of two starting at one place the longer wins.
@@ -207,9 +215,15 @@ type span struct {
 // returns the spans to drop and cut: w[base:cut] is final and may be released, w[cut:] must
 // be held back until more text arrives. With atEOF, cut is len(w).
 func (r *Redactor) scan(w []byte, base int, atEOF bool, st *scanState, spans []span) ([]span, int) {
-	if st.mode == modeNormal && !st.judgingWhole() && r.builtinOnly && r.nextCandidate(w, base) == len(w) {
+	if st.mode == modeNormal && !st.judgingWhole() && len(r.patterns) == 0 &&
+		r.nextCandidate(w, base) == len(w) && !r.literalFrom(w, base) {
 		return spans, len(w) // no rule can start in the text: most pieces of a stream
 	}
+	return r.scanAll(w, base, atEOF, st, spans)
+}
+
+// scanAll is scan, trying every rule where it may start.
+func (r *Redactor) scanAll(w []byte, base int, atEOF bool, st *scanState, spans []span) ([]span, int) {
 	pos := base
 	var cache hitCache
 	for pos < len(w) {
@@ -525,6 +539,29 @@ func valueStringAt(w []byte, i int, kind int, atEOF bool) hit {
 		return hit{status: match, start: i, end: len(w), rule: ruleGeneric}
 	}
 	return hit{start: i}
+}
+
+// literalFrom reports whether a literal may start at a position of w from i on: where w
+// holds a literal's first two bytes, or ends with its first byte.
+func (r *Redactor) literalFrom(w []byte, i int) bool {
+	if len(r.literals) == 0 {
+		return false
+	}
+	for ; i < len(w); i++ {
+		if c := w[i]; r.literalFirst[c] && (i+1 == len(w) || r.literalPairs.has(c, w[i+1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// bytePairs is a set of two-byte sequences.
+type bytePairs [1 << 16 / 64]uint64
+
+func (p *bytePairs) add(a, b byte) { k := uint16(a)<<8 | uint16(b); p[k/64] |= 1 << (k % 64) }
+func (p *bytePairs) has(a, b byte) bool {
+	k := uint16(a)<<8 | uint16(b)
+	return p[k/64]&(1<<(k%64)) != 0
 }
 
 // nextLiteral finds the first literal at or after pos, or the first position from which
