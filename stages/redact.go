@@ -29,7 +29,7 @@ type Redact struct {
 	// form of the last update, its messageId and its redacted snapshot.
 	full     bool
 	lastID   []byte
-	idBuf    []byte // holds lastID, reused
+	idBuf    []byte // holds lastID (unless it is clean.id), reused
 	out      []byte // the line written last, valid until the next Push
 	lastSnap []byte
 
@@ -256,8 +256,7 @@ func (s *Redact) deltaAgain(f *Frame, emit Emit) (bool, error) {
 	s.full = false
 	s.lastID = nil
 	if c.hasID {
-		s.idBuf = append(s.idBuf[:0], c.id...)
-		s.lastID = s.idBuf
+		s.lastID = c.id // update, which changes c.id, sets lastID anew after it
 	}
 	if bytes.Equal(deltaText, line[ds:de]) {
 		return true, emit(f)
