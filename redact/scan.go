@@ -614,6 +614,10 @@ func (s *textStream) reset(kind int) {
 // push adds text and returns the spans to drop within w[base:cut], where w is the buffer
 // returned; the caller renders w[base:cut] and then calls consume(cut).
 func (s *textStream) push(r *Redactor, text []byte, atEOF bool) (w []byte, base, cut int, spans []span) {
+	if cap(s.buf) == 0 && len(text) < compactAfter {
+		// Room for what a stream of small pieces holds: its buffer is made once.
+		s.buf = make([]byte, 0, compactAfter+2*lookBehind)
+	}
 	s.buf = append(s.buf, text...)
 	s.spans, cut = r.scan(s.buf, s.base, atEOF, &s.st, s.spans[:0])
 	return s.buf, s.base, cut, s.spans
@@ -636,7 +640,7 @@ func (s *textStream) consume(w []byte, base, cut int) {
 }
 
 // compactAfter is how much text may pile up before a stream's context before it is dropped.
-const compactAfter = 1024
+const compactAfter = 256
 
 // render appends w[base:cut] with spans replaced by their markers.
 func (r *Redactor) render(dst, w []byte, base, cut int, spans []span) []byte {
