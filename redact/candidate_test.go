@@ -176,8 +176,8 @@ func TestBuiltinStreamsAddUpAnywhere(t *testing.T) {
 }
 
 // scan's shortcut, for text where no rule can start, answers what the full scan answers:
-// for every rule set (with literals, whose first bytes it looks for), every state a stream
-// can be in and every place a text can be cut.
+// for every rule set (with literals and patterns, whose first bytes it looks for), every
+// state a stream can be in and every place a text can be cut.
 func TestScanShortcutIsTheFullScan(t *testing.T) {
 	corpus := loadSecretCorpus(t)
 	rnd := rand.New(rand.NewPCG(7, 8))
@@ -186,12 +186,15 @@ func TestScanShortcutIsTheFullScan(t *testing.T) {
 		mustRedactor(t, Options{Literals: []Literal{{ID: "a", Value: "0001"}, {ID: "b", Value: "word-literal"}, {ID: "c", Value: "sk-ant-x"}}}),
 		mustRedactor(t, Options{NoDefaultRules: true, Literals: []Literal{{ID: "a", Value: "abcd"}, {ID: "b", Value: "é word"}}}),
 		mustRedactor(t, Options{Rules: []string{"private-key"}}),
+		mustRedactor(t, Options{Patterns: []string{`TICKET-[0-9]{4,}`, `(?i)secret\w+`, `\bword\b`}}),
+		mustRedactor(t, Options{NoDefaultRules: true, Patterns: []string{`é+x?`, `x9[A-Z]|[[:digit:]]{3}`, `(?i)k[^a]`}}),
+		mustRedactor(t, Options{NoDefaultRules: true, Patterns: []string{`(a|\bb)c*d`}, Literals: []Literal{{ID: "a", Value: "K-lit"}}}),
 	}
 	states := []scanState{{}, {keyValue: kindPassword}, {keyValue: kindSecret, started: true}, {mode: modeSwallow, swallow: alnum}}
 	for range 3000 {
 		text := secretishText(rnd, corpus)
 		if rnd.IntN(2) == 0 {
-			text += []string{"abc", "0001", "word-lit", "é w", "x"}[rnd.IntN(5)]
+			text += []string{"abc", "0001", "word-lit", "é w", "x", "TICKET-12", "Secret_", "\u212a", "bcc", "K-"}[rnd.IntN(10)]
 		}
 		w := []byte(text)
 		base := rnd.IntN(len(w) + 1)
@@ -209,6 +212,36 @@ func TestScanShortcutIsTheFullScan(t *testing.T) {
 						if spans[k] != wantSpans[k] {
 							t.Fatalf("%q from %d: span %+v, the full scan's %+v", w, base, spans[k], wantSpans[k])
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// A pattern's first bytes hold every byte a match, or a match still arriving, may start with.
+func TestPatternFirstBytes(t *testing.T) {
+	patterns := []string{`TICKET-[0-9]{4,}`, `(?i)secret\w+`, `\bword\b`, `é+x?`, `x9[A-Z]|[[:digit:]]{3}`,
+		`(?i)k[^a]`, `(a|\bb)c*d`, `(?:)+zz`, `[^\x00-\x7f]q`, `\Bab`, `.x`, `(?s).y`}
+	suffixes := []string{"", "a", "b", "d", "cd", "ord", "ord ", "ICKET-1234", "ecret_1", "x", "9Z", "12", "23", "z", "zz", "q", "x\x80", "é", "\u212a"}
+	for _, src := range patterns {
+		p, err := compilePattern(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range 256 {
+			if p.first[c] {
+				continue
+			}
+			for _, suffix := range suffixes {
+				for _, before := range []string{"", " ", "a"} {
+					w := []byte(before + string([]byte{byte(c)}) + suffix)
+					at := len(before)
+					if loc := p.re.FindIndex(w); loc != nil && loc[0] == at && loc[1] > at {
+						t.Fatalf("%s matches %q at %d, but %#x is not among its first bytes", src, w, at, c)
+					}
+					if live := p.liveFrom(w, at); live == at {
+						t.Fatalf("%s may match %q from %d, but %#x is not among its first bytes", src, w, at, c)
 					}
 				}
 			}

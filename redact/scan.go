@@ -215,8 +215,8 @@ type span struct {
 // returns the spans to drop and cut: w[base:cut] is final and may be released, w[cut:] must
 // be held back until more text arrives. With atEOF, cut is len(w).
 func (r *Redactor) scan(w []byte, base int, atEOF bool, st *scanState, spans []span) ([]span, int) {
-	if st.mode == modeNormal && !st.judgingWhole() && len(r.patterns) == 0 &&
-		r.nextCandidate(w, base) == len(w) && !r.literalFrom(w, base) {
+	if st.mode == modeNormal && !st.judgingWhole() && r.nextCandidate(w, base) == len(w) &&
+		!r.literalFrom(w, base) && !r.patternFrom(w, base) {
 		return spans, len(w) // no rule can start in the text: most pieces of a stream
 	}
 	return r.scanAll(w, base, atEOF, st, spans)
