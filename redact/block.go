@@ -13,12 +13,15 @@ type Block struct {
 	argSrc   argsStream
 	released []byte
 
-	// The hash and length of the text received, and the rules that redacted it: a
+	// The length of the text received, its hash, and the rules that redacted it: a
 	// finished text's redaction is remembered, in the walker's cache, for the events
-	// that repeat it.
-	hash  maphash.Hash
-	n     int
-	rules []int
+	// that repeat it. Until a redaction, the text released is the text received (and
+	// what is held): the hash is taken of it at the end, or from the piece that changes
+	// it on (hashing), not of every piece.
+	hash    maphash.Hash
+	hashing bool
+	n       int
+	rules   []int
 }
 
 // Start begins a block redacted with w's rules; args: its deltas are JSON source.
@@ -27,6 +30,7 @@ func (b *Block) Start(w *Walker, args bool) {
 	b.text.reset(kindNone)
 	b.argSrc.reset()
 	b.hash.SetSeed(w.cache.seed)
+	b.hashing = false
 }
 
 // Released is what the block released so far: the text (decoded), or the arguments'
@@ -40,7 +44,6 @@ func (b *Block) Push(delta []byte) []byte {
 	if b.args {
 		b.released = b.argSrc.push(b.w.r, b.released, delta, false)
 	} else {
-		b.hash.Write(delta)
 		b.n += len(delta)
 		b.released = b.pushText(delta, false)
 	}
@@ -51,6 +54,16 @@ func (b *Block) Push(delta []byte) []byte {
 func (b *Block) pushText(text []byte, atEOF bool) []byte {
 	r := b.w.r
 	w, base, cut, spans := b.text.push(r, text, atEOF)
+	switch {
+	case b.hashing:
+		b.hash.Write(text)
+	case len(spans) > 0:
+		// The text received so far: the text released, unchanged until now, then the text
+		// held and this piece.
+		b.hash.Write(b.released)
+		b.hash.Write(w[base:])
+		b.hashing = true
+	}
 	out := r.render(b.released, w, base, cut, spans)
 	b.rules = rulesOf(b.rules, spans)
 	b.text.consume(w, base, cut)
@@ -67,7 +80,13 @@ func (b *Block) Finish() []byte {
 		if b.n >= minCached {
 			// The events that repeat the whole text (its *_end, the final messages) find
 			// its redaction here instead of scanning it again.
-			b.w.cache.put(b.hash.Sum64(), b.n, kindNone, len(b.rules) > 0, b.released, b.rules)
+			var sum uint64
+			if b.hashing {
+				sum = b.hash.Sum64()
+			} else {
+				sum = maphash.Bytes(b.w.cache.seed, b.released)
+			}
+			b.w.cache.put(sum, b.n, kindNone, len(b.rules) > 0, b.released, b.rules)
 		}
 	}
 	return b.released[before:]

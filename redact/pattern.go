@@ -14,6 +14,9 @@ type userPattern struct {
 	re   *regexp.Regexp
 	prog *syntax.Prog
 	rule int
+	// first marks the bytes a match may start with: the first byte of a rune the
+	// program may read first.
+	first [256]bool
 
 	// The simulation's thread lists, reused.
 	cur, nxt threadList
@@ -40,9 +43,52 @@ func compilePattern(p string) (*userPattern, error) {
 		return nil, err
 	}
 	up := &userPattern{re: re, prog: prog}
+	up.markFirst(uint32(prog.Start), make([]bool, len(prog.Inst)))
 	up.cur.init(len(prog.Inst))
 	up.nxt.init(len(prog.Inst))
 	return up, nil
+}
+
+// markFirst marks in p.first the bytes that may begin a rune read first from pc: what the
+// instructions reachable without reading (past any assertion) match.
+func (p *userPattern) markFirst(pc uint32, seen []bool) {
+	if seen[pc] {
+		return
+	}
+	seen[pc] = true
+	inst := &p.prog.Inst[pc]
+	switch inst.Op {
+	case syntax.InstAlt, syntax.InstAltMatch:
+		p.markFirst(inst.Out, seen)
+		p.markFirst(inst.Arg, seen)
+	case syntax.InstCapture, syntax.InstNop, syntax.InstEmptyWidth:
+		p.markFirst(inst.Out, seen)
+	case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+		for c := range utf8.RuneSelf {
+			p.first[c] = p.first[c] || inst.MatchRune(rune(c))
+		}
+		// Any rune of two bytes or more, or an invalid byte read as utf8.RuneError, may be
+		// one the instruction matches (a case fold of an ASCII letter, too).
+		for c := utf8.RuneSelf; c < 256; c++ {
+			p.first[c] = true
+		}
+	default: // InstMatch: an empty match (refused), InstFail
+		for c := range p.first {
+			p.first[c] = true
+		}
+	}
+}
+
+// patternFrom reports whether a pattern's match may start at a position of w from i on.
+func (r *Redactor) patternFrom(w []byte, i int) bool {
+	for _, p := range r.patterns {
+		for k := i; k < len(w); k++ {
+			if p.first[w[k]] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasAnchor(re *syntax.Regexp) bool {

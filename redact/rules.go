@@ -403,8 +403,8 @@ var secretNameSuffixes = []string{
 // secretNameTail is a quick rejection on the last two letters of a name, which every
 // suffix above ends in.
 func secretNameTail(a, b byte) bool {
-	switch string([]byte{a | 0x20, b | 0x20}) {
-	case "rd", "wd", "se", "et", "ey", "en", "al", "ls":
+	switch uint16(a|0x20)<<8 | uint16(b|0x20) {
+	case 'r'<<8 | 'd', 'w'<<8 | 'd', 's'<<8 | 'e', 'e'<<8 | 't', 'e'<<8 | 'y', 'e'<<8 | 'n', 'a'<<8 | 'l', 'l'<<8 | 's':
 		return true
 	}
 	return false

@@ -25,12 +25,17 @@ type Redactor struct {
 	patterns []*userPattern
 	literals []literal
 	maxLit   int
-	counts   []atomic.Int64
+	// The first byte and the first two bytes of each literal (all at least MinLiteral long).
+	literalFirst [256]bool
+	literalPairs *bytePairs
+	counts       []atomic.Int64
 	// minText is the length below which no rule can match a whole string.
 	minText int
 	// wordsSafe: a string shorter than minToken made of letters and '_' alone cannot match
 	// (no --pattern, no short literal), as member names and enumerations are.
 	wordsSafe bool
+	// builtinOnly: no --pattern, no literal; only the built-in rules can match.
+	builtinOnly bool
 }
 
 // minToken is the shortest built-in match without a digit, ':' or '.': a token (AKIA and
@@ -119,6 +124,11 @@ func New(opts Options) (*Redactor, error) {
 			r.ids = append(r.ids, l.ID)
 		}
 		r.literals = append(r.literals, literal{value: []byte(l.Value), rule: rule})
+		if r.literalPairs == nil {
+			r.literalPairs = new(bytePairs)
+		}
+		r.literalFirst[l.Value[0]] = true
+		r.literalPairs.add(l.Value[0], l.Value[1])
 		r.maxLit = max(r.maxLit, len(l.Value))
 	}
 	// Longer literals first, so that of two starting at one place the longer wins.
@@ -134,6 +144,7 @@ func New(opts Options) (*Redactor, error) {
 	if len(r.patterns) > 0 {
 		r.minText = 1
 	}
+	r.builtinOnly = len(r.patterns) == 0 && len(r.literals) == 0
 	r.wordsSafe = len(r.patterns) == 0 && (len(r.literals) == 0 || r.minText >= minToken)
 	for _, id := range r.ids {
 		if !validID(id) {
@@ -183,6 +194,10 @@ type scanState struct {
 	started  bool // false until the first byte of the string was consumed
 }
 
+// judgingWhole: the string is a member's value that is judged whole from its first byte,
+// which has not been scanned yet.
+func (st *scanState) judgingWhole() bool { return st.keyValue != kindNone && !st.started }
+
 const (
 	modeNormal = iota
 	modeSwallow
@@ -200,6 +215,15 @@ type span struct {
 // returns the spans to drop and cut: w[base:cut] is final and may be released, w[cut:] must
 // be held back until more text arrives. With atEOF, cut is len(w).
 func (r *Redactor) scan(w []byte, base int, atEOF bool, st *scanState, spans []span) ([]span, int) {
+	if st.mode == modeNormal && !st.judgingWhole() && r.nextCandidate(w, base) == len(w) &&
+		!r.literalFrom(w, base) && !r.patternFrom(w, base) {
+		return spans, len(w) // no rule can start in the text: most pieces of a stream
+	}
+	return r.scanAll(w, base, atEOF, st, spans)
+}
+
+// scanAll is scan, trying every rule where it may start.
+func (r *Redactor) scanAll(w []byte, base int, atEOF bool, st *scanState, spans []span) ([]span, int) {
 	pos := base
 	var cache hitCache
 	for pos < len(w) {
@@ -263,6 +287,9 @@ type hitCache struct {
 // built-in rules come first, then patterns, then literals. A needMore hit holds the text
 // from its start.
 func (c *hitCache) next(r *Redactor, w []byte, pos, base int, atEOF bool, st *scanState) hit {
+	if r.builtinOnly {
+		return r.nextBuiltin(w, pos, base, atEOF, st) // its hit is passed before the next call
+	}
 	if !c.haveB || c.builtin.start < pos {
 		c.builtin, c.haveB = r.nextBuiltin(w, pos, base, atEOF, st), true
 	}
@@ -287,27 +314,20 @@ func (c *hitCache) next(r *Redactor, w []byte, pos, base int, atEOF bool, st *sc
 // needs more text.
 func (r *Redactor) nextBuiltin(w []byte, pos, base int, atEOF bool, st *scanState) hit {
 	// A member's value is judged whole, from its first byte (see valueStringAt).
-	if st.keyValue != kindNone && !st.started && pos == base && (r.on[ruleGeneric] || st.keyValue == kindAuthorization && r.on[ruleBasicAuth]) {
+	if st.judgingWhole() && pos == base && (r.on[ruleGeneric] || st.keyValue == kindAuthorization && r.on[ruleBasicAuth]) {
 		if h := valueStringAt(w, pos, st.keyValue, atEOF); h.status != noMatch {
 			return h
 		}
 	}
-	privateKeys := r.on[rulePrivateKey]
-	for i := pos; i < len(w); {
+	for i := r.nextCandidate(w, pos); i < len(w); i = r.nextCandidate(w, i+1) {
 		c := w[i]
 		if identChars[c] {
-			if i == 0 || !identChars[w[i-1]] {
-				if h := r.wordStartAt(w, i, atEOF); h.status != noMatch {
-					return h
-				}
-			}
-			i++
-			for i < len(w) && identChars[w[i]] {
-				i++
+			if h := r.wordStartAt(w, i, atEOF); h.status != noMatch {
+				return h
 			}
 			continue
 		}
-		if c == '-' && privateKeys {
+		if c == '-' && r.on[rulePrivateKey] {
 			if h := privateKeyAt(w, i, atEOF); h.status != noMatch {
 				return h
 			}
@@ -318,9 +338,32 @@ func (r *Redactor) nextBuiltin(w []byte, pos, base int, atEOF bool, st *scanStat
 				return h
 			}
 		}
-		i++
 	}
 	return hit{start: len(w)}
+}
+
+// nextCandidate returns the first position at or after i where a built-in rule may start,
+// or len(w): a word start that begins a rule's word or follows what afterAt looks for, the
+// dashes of a private key, or a symbol just after a separator. At every other position
+// each built-in matcher answers no match, so scanning crosses them at table speed.
+func (r *Redactor) nextCandidate(w []byte, i int) int {
+	for i < len(w) {
+		c := w[i]
+		if identChars[c] {
+			if (i == 0 || !identChars[w[i-1]]) && (wordRuleStart[c] || i > 0 && precededBy(w, i) != afterNothing) {
+				return i
+			}
+			for i++; i < len(w) && identChars[w[i]]; i++ {
+				// within a word no rule starts
+			}
+			continue
+		}
+		if c == '-' && r.on[rulePrivateKey] || valueStart[c] && i > 0 && afterValue[w[i-1]] {
+			return i
+		}
+		i++
+	}
+	return len(w)
 }
 
 // valueStart marks the symbols a value may begin with (a value beginning with a letter or
@@ -334,6 +377,16 @@ var valueStart = func() (t charClass) {
 
 // afterValue marks what may stand just before a value: a separator, a quote or a space.
 var afterValue = newClass("=:>'`\" \t")
+
+// wordRuleStart marks the bytes a rule that starts with a word may start with: a token's
+// prefix (tokensByFirst), eyJ (jwtAt), hooks.slack.com (webhookAt), SG. (sendgridAt).
+var wordRuleStart = func() (t charClass) {
+	for c := range t {
+		t[c] = len(tokensByFirst[c]) > 0
+	}
+	t['e'], t['h'], t['S'] = true, true, true
+	return t
+}()
 
 // wordStartAt tries the rules that start at a word start, in priority order: tokens with a
 // known prefix, then values recognised by what precedes them.
@@ -371,43 +424,29 @@ func (r *Redactor) wordStartAt(w []byte, i int, atEOF bool) hit {
 // afterAt tries the rules that recognise a value at i by what precedes it: URL passwords,
 // -pVALUE, credentials after Bearer and Basic, assignments and flags.
 func (r *Redactor) afterAt(w []byte, i int, atEOF bool) hit {
-	switch w[i-1] {
-	case ':':
+	switch precededBy(w, i) {
+	case afterNothing:
+		return hit{start: i}
+	case afterColon:
 		if r.on[ruleURLPassword] {
 			if h := urlPasswordAt(w, i, atEOF); h.status != noMatch {
 				return h
 			}
 		}
-	case '-':
+	case afterDash:
 		if r.on[rulePasswordFlag] {
 			return dashPAt(w, i, atEOF)
 		}
 		return hit{start: i}
-	case ' ', '\t':
-		// What stands before the spaces tells which matcher could apply, if any.
-		j := skipSpacesBack(w, i-1, 4)
-		if j < 0 {
-			return hit{start: i}
+	case afterBearer:
+		if r.on[ruleBearer] {
+			return bearerAt(w, i, atEOF)
 		}
-		switch c := w[j]; {
-		case c|0x20 == 'r':
-			if r.on[ruleBearer] {
-				return bearerAt(w, i, atEOF)
-			}
-			return hit{start: i}
-		case c|0x20 == 'c':
-			if r.on[ruleBasicAuth] {
-				return basicAt(w, i, atEOF)
-			}
-			return hit{start: i}
-		case c == '=' || c == ':' || c == '>' || isQuote(c):
-		case j >= 1 && secretNameTail(w[j-1], c):
-			// Perhaps a flag and its argument (--password VALUE).
-		default:
-			return hit{start: i}
+		return hit{start: i}
+	case afterBasic:
+		if r.on[ruleBasicAuth] {
+			return basicAt(w, i, atEOF)
 		}
-	case '=', '"', '\'', '`', '>':
-	default:
 		return hit{start: i}
 	}
 	if r.on[ruleGeneric] || r.on[ruleAWSSecretKey] || r.on[ruleAzureStorage] || r.on[rulePasswordFlag] {
@@ -417,6 +456,66 @@ func (r *Redactor) afterAt(w []byte, i int, atEOF bool) hit {
 		}
 	}
 	return hit{start: i}
+}
+
+// What precedes a value tells which of afterAt's matchers may apply.
+const (
+	afterNothing    = iota
+	afterColon      // a URL's password (scheme://user:PASSWORD@host), or an assignment
+	afterDash       // -pVALUE
+	afterBearer     // spaces after a word ending in r: Bearer TOKEN
+	afterBasic      // spaces after a word ending in c: Basic CREDENTIALS
+	afterAssignment // a separator, a quote, or a flag's name and spaces: NAME=VALUE, --password VALUE
+	afterSpaces     // (in justBefore) spaces: what stands before them tells
+	afterNameEnd    // (in beforeSpaces) a letter that may end a secret's name: --password VALUE
+)
+
+// justBefore classifies the byte before a value, beforeSpaces the byte before the spaces
+// before a value.
+var justBefore, beforeSpaces = func() (jb, bs [256]uint8) {
+	jb[':'], jb['-'], jb[' '], jb['\t'] = afterColon, afterDash, afterSpaces, afterSpaces
+	for _, c := range "=\"'`>" {
+		jb[c] = afterAssignment
+	}
+	for _, c := range "=:>\"'`" {
+		bs[c] = afterAssignment
+	}
+	for c := range 256 {
+		switch {
+		case c|0x20 == 'r':
+			bs[c] = afterBearer
+		case c|0x20 == 'c':
+			bs[c] = afterBasic
+		}
+		for a := byte('a'); a <= 'z' && bs[c] == afterNothing; a++ {
+			if secretNameTail(a, byte(c)) {
+				bs[c] = afterNameEnd
+			}
+		}
+	}
+	return jb, bs
+}()
+
+// precededBy tells, from the bytes before i (i > 0), which of afterAt's matchers may apply
+// at i.
+func precededBy(w []byte, i int) int {
+	k := justBefore[w[i-1]]
+	if k != afterSpaces {
+		return int(k)
+	}
+	j := skipSpacesBack(w, i-1, 4)
+	if j < 0 {
+		return afterNothing
+	}
+	switch k := beforeSpaces[w[j]]; k {
+	case afterNameEnd:
+		if j >= 1 && secretNameTail(w[j-1], w[j]) {
+			return afterAssignment // perhaps a flag and its argument (--password VALUE)
+		}
+		return afterNothing
+	default:
+		return int(k)
+	}
 }
 
 // valueStringAt judges a whole string that is the value of a secret-named member
@@ -440,6 +539,29 @@ func valueStringAt(w []byte, i int, kind int, atEOF bool) hit {
 		return hit{status: match, start: i, end: len(w), rule: ruleGeneric}
 	}
 	return hit{start: i}
+}
+
+// literalFrom reports whether a literal may start at a position of w from i on: where w
+// holds a literal's first two bytes, or ends with its first byte.
+func (r *Redactor) literalFrom(w []byte, i int) bool {
+	if len(r.literals) == 0 {
+		return false
+	}
+	for ; i < len(w); i++ {
+		if c := w[i]; r.literalFirst[c] && (i+1 == len(w) || r.literalPairs.has(c, w[i+1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// bytePairs is a set of two-byte sequences.
+type bytePairs [1 << 16 / 64]uint64
+
+func (p *bytePairs) add(a, b byte) { k := uint16(a)<<8 | uint16(b); p[k/64] |= 1 << (k % 64) }
+func (p *bytePairs) has(a, b byte) bool {
+	k := uint16(a)<<8 | uint16(b)
+	return p[k/64]&(1<<(k%64)) != 0
 }
 
 // nextLiteral finds the first literal at or after pos, or the first position from which
@@ -492,6 +614,10 @@ func (s *textStream) reset(kind int) {
 // push adds text and returns the spans to drop within w[base:cut], where w is the buffer
 // returned; the caller renders w[base:cut] and then calls consume(cut).
 func (s *textStream) push(r *Redactor, text []byte, atEOF bool) (w []byte, base, cut int, spans []span) {
+	if cap(s.buf) == 0 && len(text) < compactAfter {
+		// Room for what a stream of small pieces holds: its buffer is made once.
+		s.buf = make([]byte, 0, compactAfter+2*lookBehind)
+	}
 	s.buf = append(s.buf, text...)
 	s.spans, cut = r.scan(s.buf, s.base, atEOF, &s.st, s.spans[:0])
 	return s.buf, s.base, cut, s.spans
@@ -502,13 +628,19 @@ func (s *textStream) consume(w []byte, base, cut int) {
 	if cut > base {
 		s.st.started = true
 	}
-	from := max(0, cut-lookBehind)
-	if from > 0 {
+	// The context goes to the front of buf once the text before it is long, not after every
+	// piece: matchers read at most lookBehind bytes back, so more context changes nothing.
+	from := 0
+	if cut-lookBehind >= compactAfter {
+		from = cut - lookBehind
 		n := copy(s.buf, s.buf[from:])
 		s.buf = s.buf[:n]
 	}
 	s.base = cut - from
 }
+
+// compactAfter is how much text may pile up before a stream's context before it is dropped.
+const compactAfter = 256
 
 // render appends w[base:cut] with spans replaced by their markers.
 func (r *Redactor) render(dst, w []byte, base, cut int, spans []span) []byte {

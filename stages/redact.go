@@ -29,12 +29,30 @@ type Redact struct {
 	// form of the last update, its messageId and its redacted snapshot.
 	full     bool
 	lastID   []byte
-	idBuf    []byte // holds lastID, reused
+	idBuf    []byte // holds lastID (unless it is clean.id), reused
 	out      []byte // the line written last, valid until the next Push
 	lastSnap []byte
 
 	// The parts of a snapshot around its content last found to need no redaction.
 	cleanPrefix, cleanSuffix []byte
+
+	clean    cleanDelta
+	deltaEnc []byte // a redacted delta's encoding, reused
+}
+
+// cleanDelta is the last delta-form update (a delta without a snapshot) whose strings, its
+// delta aside, were found to need no redaction. In a stream of deltas, the next lines are
+// mostly the same bytes around another delta: such a line is the same update with another
+// delta, so only its delta needs redacting. Neither need it be validated again, or its
+// members found: the delta's string is the only part that could make it invalid, and its
+// members are where they were.
+type cleanDelta struct {
+	before, after []byte // the line's bytes before the delta's string, and after it
+	typ           string // the update's type (a delta type), its block's kind and index
+	kind          int
+	index         int64
+	id            []byte // the raw messageId, when hasID
+	hasID         bool
 }
 
 // NewRedact returns the stage, redacting with r.
@@ -109,6 +127,11 @@ func (s *Redact) finish(b *redactBlock) []byte {
 }
 
 func (s *Redact) Push(f *Frame, emit Emit) error {
+	if f.Event == nil && len(s.clean.before) > 0 {
+		if done, err := s.deltaAgain(f, emit); done {
+			return err
+		}
+	}
 	if u, ok := f.Event.(*codec.MessageUpdate); ok {
 		return s.typedUpdate(u, emit)
 	}
@@ -205,6 +228,54 @@ func syntheticDelta(kind, idx int, tail, id, snap []byte) []byte {
 	return append(out, '}', '}')
 }
 
+// deltaAgain redacts a line that is s.clean's bytes around another delta, and reports
+// whether it was one.
+func (s *Redact) deltaAgain(f *Frame, emit Emit) (bool, error) {
+	c := &s.clean
+	line := f.Line()
+	ds := len(c.before)
+	if len(line) <= ds || line[ds] != '"' || !bytes.Equal(line[:ds], c.before) {
+		return false, nil
+	}
+	de := codec.SkipString(line, ds+1)
+	if !bytes.Equal(line[de:], c.after) {
+		return false, nil
+	}
+	if f.checked && f.err != nil || !f.checked && !codec.Valid(line[ds:de]) {
+		return false, nil // not a JSON object: redacted as plain text
+	}
+	// What block(c.index, c.typ) returns for a delta: the block there when of its kind.
+	var b *redactBlock
+	if c.index < int64(len(s.blocks)) {
+		b = s.blocks[c.index]
+	}
+	if b == nil || b.kind != c.kind {
+		b = s.block(c.index, c.typ)
+	}
+	deltaText := s.pushDelta(b, line, ds, de)
+	s.full = false
+	s.lastID = nil
+	if c.hasID {
+		s.lastID = c.id // update, which changes c.id, sets lastID anew after it
+	}
+	if bytes.Equal(deltaText, line[ds:de]) {
+		return true, emit(f)
+	}
+	s.out = append(append(append(s.out[:0], line[:ds]...), deltaText...), line[de:]...)
+	return true, emit(f.Edited(s.out))
+}
+
+// pushDelta runs the delta whose string is raw[start:end] through block b, and returns the
+// string's new encoding: raw's own when the delta released is the delta as it came.
+func (s *Redact) pushDelta(b *redactBlock, raw []byte, start, end int) []byte {
+	dec := s.js.Decoded(raw, start, end)
+	if out := b.stream.Push(dec); !bytes.Equal(out, dec) {
+		s.deltaEnc = codec.AppendString(s.deltaEnc[:0], codec.UnsafeString(out))
+		return s.deltaEnc
+	}
+	return raw[start:end]
+}
+
 // generic redacts every string of the frame's line.
 func (s *Redact) generic(f *Frame, emit Emit) error {
 	line := f.Line()
@@ -276,12 +347,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		switch typ {
 		case codec.UpdateTextDelta, codec.UpdateThinkingDelta, codec.UpdateToolCallDelta:
 			if d := ev.member(evDelta); d.Exists() && ev.raw[d.ValStart] == '"' {
-				dec := s.js.Decoded(ev.raw, d.ValStart, d.ValEnd)
-				if out := b.stream.Push(dec); !bytes.Equal(out, dec) {
-					deltaText = codec.AppendString(nil, codec.UnsafeString(out))
-				} else {
-					deltaText = ev.raw[d.ValStart:d.ValEnd]
-				}
+				deltaText = s.pushDelta(b, ev.raw, d.ValStart, d.ValEnd)
 			}
 		case codec.UpdateToolCallEnd:
 			if tc := ev.member(evToolCall); tc.Exists() {
@@ -299,6 +365,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 
 	base := ame.ValStart
 	s.js.Reset()
+	deltaWalked, deltaEdited := false, false
 	s.js.Object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
 		switch {
 		case vs == ame.ValStart:
@@ -307,8 +374,10 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 				case "delta":
 					if d := ev.member(evDelta); deltaText != nil && evs == base+d.ValStart {
 						eve := base + d.ValEnd
+						deltaWalked = true
 						if !bytes.Equal(deltaText, line[evs:eve]) {
 							s.js.AddEdit(codec.Edit{Start: evs, End: eve, Text: deltaText})
+							deltaEdited = true
 						}
 						return eve, true
 					}
@@ -335,6 +404,13 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		}
 		return 0, false
 	})
+	if n := len(s.js.Edits()); deltaWalked && !msg.Exists() && !ev.has(evPartial) && (n == 0 || n == 1 && deltaEdited) {
+		d := ev.member(evDelta)
+		s.clean.before = append(s.clean.before[:0], line[:base+d.ValStart]...)
+		s.clean.after = append(s.clean.after[:0], line[base+d.ValEnd:]...)
+		s.clean.typ, s.clean.kind, s.clean.index = typ, b.kind, ev.index()
+		s.clean.id, s.clean.hasID = append(s.clean.id[:0], idM.Raw(line)...), idM.Exists()
+	}
 	out := line
 	if len(s.js.Edits()) > 0 {
 		s.out = s.js.Splice(s.out[:0], line)

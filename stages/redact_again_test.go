@@ -1,0 +1,158 @@
+package stages
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/redact"
+)
+
+// forgetful is the redaction stage made to walk every line: it forgets, after each line, the
+// update it found clean around its delta, so that no line is taken for that update again.
+type forgetful struct{ *Redact }
+
+func (s forgetful) Push(f *Frame, emit Emit) error {
+	err := s.Redact.Push(f, emit)
+	s.clean = cleanDelta{}
+	return err
+}
+
+// deltaStream is a delta-form stream of blocks of every kind whose texts hold the secrets of
+// the corpus at random places, cut into deltas at random places; around the deltas, the lines
+// change now and then (another message id, a secret member, another member order, lines that
+// are not JSON), as the lines a stage takes for the last clean one must not.
+func deltaStream(rnd *rand.Rand, secrets []string) []byte {
+	var out []byte
+	line := func(format string, args ...any) { out = append(fmt.Appendf(out, format, args...), '\n') }
+	words := []string{"the ", "0001 ", "token", "= ", ": ", "\"", "'", "\n", "sk-", "-", "eyJ", "Bearer ", "password", " ", "é", "\\", "x9"}
+	line(`{"type":"session","version":3,"id":"s","timestamp":"2026-12-02T14:03:39.707Z","cwd":"/tmp"}`)
+	for msg := 1; msg <= 30; msg++ {
+		if msg > 1 && rnd.IntN(3) == 0 {
+			// The deltas of the last message again after its end, as a stream cut and
+			// concatenated repeats them.
+			line(`{"type":"message_update","messageId":%d,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"sk-ant-"}}`, msg-1)
+		}
+		line(`{"type":"message_start","messageId":%d,"message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{},"stopReason":"stop","timestamp":1}}`, msg)
+		for idx := range 1 + rnd.IntN(3) {
+			kind := []string{"text", "thinking", "toolcall"}[rnd.IntN(3)]
+			var text []byte
+			for range rnd.IntN(30) {
+				if rnd.IntN(6) == 0 {
+					text = append(text, secrets[rnd.IntN(len(secrets))]...)
+				} else {
+					text = append(text, words[rnd.IntN(len(words))]...)
+				}
+			}
+			if kind == "toolcall" {
+				text, _ = json.Marshal(map[string]string{"command": string(text), "password": secrets[rnd.IntN(len(secrets))]})
+			}
+			id := fmt.Sprint(msg)
+			line(`{"type":"message_update","messageId":%s,"assistantMessageEvent":{"type":"%s_start","contentIndex":%d}}`, id, kind, idx)
+			for len(text) > 0 {
+				n := min(len(text), 1+rnd.IntN(12))
+				for n < len(text) && text[n]&0xC0 == 0x80 {
+					n++ // whole UTF-8 sequences
+				}
+				delta := codec.AppendString(nil, string(text[:n]))
+				text = text[n:]
+				switch rnd.IntN(25) {
+				case 0:
+					id = fmt.Sprint(rnd.IntN(3) + msg)
+				case 1:
+					line(`{"type":"message_update","messageId":%s,"assistantMessageEvent":{"type":"%s_delta","contentIndex":%d,"delta":%s,"password":"hunter2x9Zq"}}`, id, kind, idx, delta)
+					continue
+				case 2:
+					line(`{"type":"message_update","messageId":%s,"assistantMessageEvent":{"type":"%s_delta","delta":%s,"contentIndex":%d}}`, id, kind, delta, idx)
+					continue
+				case 3:
+					line(`{"type":"message_update","messageId":%s,"assistantMessageEvent":{"type":"%s_delta","contentIndex":%d,"delta":%s}`, id, kind, idx, delta)
+					continue
+				case 4:
+					line(`{"type":"message_update","messageId":%s,"assistantMessageEvent":{"type":"%s_delta","contentIndex":%d,"delta":"%s"}}`, id, kind, idx, "\x01")
+					continue
+				}
+				line(`{"type":"message_update","messageId":%s,"assistantMessageEvent":{"type":"%s_delta","contentIndex":%d,"delta":%s}}`, id, kind, idx, delta)
+			}
+			if rnd.IntN(4) != 0 {
+				line(`{"type":"message_update","messageId":%s,"assistantMessageEvent":{"type":"%s_end","contentIndex":%d}}`, id, kind, idx)
+			}
+		}
+		if rnd.IntN(4) != 0 {
+			line(`{"type":"message_end","messageId":%d,"message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{},"stopReason":"stop","timestamp":1}}`, msg)
+		}
+	}
+	return out
+}
+
+// relined passes on each line in a frame of its own, not yet checked, as a stage that edits
+// lines does.
+type relined struct{}
+
+func (relined) Push(f *Frame, emit Emit) error { return emit(LineFrame(f.Line(), f.LineNo)) }
+func (relined) Flush(Emit) error               { return nil }
+
+func redactedBy(t *testing.T, st Stage, in []byte) string {
+	t.Helper()
+	var out bytes.Buffer
+	w := codec.NewBatchWriter(&out)
+	if _, err := Run([]Input{{Reader: bytes.NewReader(in)}}, w, st, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// A line taken for the last update found clean around its delta is redacted as the walk over
+// all its strings would redact it: on streams of deltas full of secrets, with the lines
+// around the deltas changing now and then, the stage writes what it writes walking every line.
+func TestRedactDeltaAgainAsWalked(t *testing.T) {
+	f, err := os.Open("../testdata/redact/secrets.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var secrets []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var c struct{ Text, Secret string }
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, c.Text, c.Secret)
+	}
+	options := []redact.Options{
+		{},
+		{Literals: []redact.Literal{{ID: "literal", Value: "0001"}, {ID: "env:X", Value: "hunter2"}}},
+		{Patterns: []string{`x9[A-Z]`}, Rules: []string{"jwt", "generic-secret"}},
+	}
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for n := range 15 {
+		in := deltaStream(rnd, secrets)
+		for _, opts := range options {
+			r, err := redact.New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := redactedBy(t, NewRedact(r), in)
+			want := redactedBy(t, forgetful{NewRedact(r)}, in)
+			if unchecked := redactedBy(t, Chain(relined{}, NewRedact(r)), in); unchecked != want {
+				t.Fatalf("stream %d, options %+v: frames not checked before the stage are redacted otherwise", n, opts)
+			}
+			if got != want {
+				g, w := bytes.Split([]byte(got), []byte("\n")), bytes.Split([]byte(want), []byte("\n"))
+				for k := range min(len(g), len(w)) {
+					if !bytes.Equal(g[k], w[k]) {
+						t.Fatalf("stream %d, options %+v, line %d:\n got %s\nwant %s", n, opts, k+1, g[k], w[k])
+					}
+				}
+				t.Fatalf("stream %d, options %+v: %d lines, walking every line %d", n, opts, len(g), len(w))
+			}
+		}
+	}
+}
