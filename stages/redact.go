@@ -40,19 +40,18 @@ type Redact struct {
 	deltaEnc []byte // a redacted delta's encoding, reused
 }
 
-// cleanDelta is the last delta-form update (a delta without a snapshot) whose strings, its
-// delta aside, were found to need no redaction. In a stream of deltas, the next lines are
-// mostly the same bytes around another delta: such a line is the same update with another
-// delta, so only its delta needs redacting. Neither need it be validated again, or its
-// members found: the delta's string is the only part that could make it invalid, and its
-// members are where they were.
+// cleanDelta is the last line if it was a delta-form update (a delta without a snapshot)
+// whose strings, its delta aside, were found to need no redaction. In a stream of deltas,
+// the next line is mostly that line but for the text of its delta (Frame.repeatsDeltaOf):
+// the same update with another delta, so only its delta needs redacting, and its members
+// need not be found.
 type cleanDelta struct {
-	before, after []byte // the line's bytes before the delta's string, and after it
-	typ           string // the update's type (a delta type), its block's kind and index
-	kind          int
-	index         int64
-	id            []byte // the raw messageId, when hasID
-	hasID         bool
+	line  lineID
+	typ   string // the update's type (a delta type), its block's kind and index
+	kind  int
+	index int64
+	id    []byte // the raw messageId, when hasID
+	hasID bool
 }
 
 // NewRedact returns the stage, redacting with r.
@@ -127,10 +126,10 @@ func (s *Redact) finish(b *redactBlock) []byte {
 }
 
 func (s *Redact) Push(f *Frame, emit Emit) error {
-	if f.Event == nil && len(s.clean.before) > 0 {
-		if done, err := s.deltaAgain(f, emit); done {
-			return err
-		}
+	clean := s.clean.line
+	s.clean.line = lineID{}
+	if f.Event == nil && f.Check() == nil && f.repeatsDeltaOf(clean) {
+		return s.deltaAgain(f, emit)
 	}
 	if u, ok := f.Event.(*codec.MessageUpdate); ok {
 		return s.typedUpdate(u, emit)
@@ -228,22 +227,13 @@ func syntheticDelta(kind, idx int, tail, id, snap []byte) []byte {
 	return append(out, '}', '}')
 }
 
-// deltaAgain redacts a line that is s.clean's bytes around another delta, and reports
-// whether it was one.
-func (s *Redact) deltaAgain(f *Frame, emit Emit) (bool, error) {
+// deltaAgain redacts a line that is s.clean's line but for the text of its delta.
+func (s *Redact) deltaAgain(f *Frame, emit Emit) error {
 	c := &s.clean
+	c.line = f.checkedLine() // clean around its delta too, whatever its delta becomes
 	line := f.Line()
-	ds := len(c.before)
-	if len(line) <= ds || line[ds] != '"' || !bytes.Equal(line[:ds], c.before) {
-		return false, nil
-	}
-	de := codec.SkipString(line, ds+1)
-	if !bytes.Equal(line[de:], c.after) {
-		return false, nil
-	}
-	if f.checked && f.err != nil || !f.checked && !codec.Valid(line[ds:de]) {
-		return false, nil // not a JSON object: redacted as plain text
-	}
+	delta := f.index.ChangedValue()
+	ds, de := delta.ValStart, delta.ValEnd
 	// What block(c.index, c.typ) returns for a delta: the block there when of its kind.
 	var b *redactBlock
 	if c.index < int64(len(s.blocks)) {
@@ -259,10 +249,10 @@ func (s *Redact) deltaAgain(f *Frame, emit Emit) (bool, error) {
 		s.lastID = c.id // update, which changes c.id, sets lastID anew after it
 	}
 	if bytes.Equal(deltaText, line[ds:de]) {
-		return true, emit(f)
+		return emit(f)
 	}
 	s.out = append(append(append(s.out[:0], line[:ds]...), deltaText...), line[de:]...)
-	return true, emit(f.Edited(s.out))
+	return emit(f.Edited(s.out))
 }
 
 // pushDelta runs the delta whose string is raw[start:end] through block b, and returns the
@@ -405,9 +395,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		return 0, false
 	})
 	if n := len(s.js.Edits()); deltaWalked && !msg.Exists() && !ev.has(evPartial) && (n == 0 || n == 1 && deltaEdited) {
-		d := ev.member(evDelta)
-		s.clean.before = append(s.clean.before[:0], line[:base+d.ValStart]...)
-		s.clean.after = append(s.clean.after[:0], line[base+d.ValEnd:]...)
+		s.clean.line = f.checkedLine()
 		s.clean.typ, s.clean.kind, s.clean.index = typ, b.kind, ev.index()
 		s.clean.id, s.clean.hasID = append(s.clean.id[:0], idM.Raw(line)...), idM.Exists()
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -104,6 +105,14 @@ func checkRepeats(t *testing.T, data string) {
 	if read != fresh {
 		t.Fatalf("deltas: through the reader\n%s\nas fresh frames\n%s", read, fresh)
 	}
+	r, err := redact.New(redact.Options{Literals: []redact.Literal{{ID: "literal", Value: "b\u00e9b\u00e9"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, fresh = runBoth(t, stream, func() stages.Stage { return stages.NewRedact(r) })
+	if read != fresh {
+		t.Fatalf("redact: through the reader\n%s\nas fresh frames\n%s", read, fresh)
+	}
 	for _, strict := range []bool{false, true} {
 		var violations [2][]stages.Violation
 		var results [2]stages.ValidateResult
@@ -132,6 +141,7 @@ func (r resultTaker) Flush(stages.Emit) error                      { r.take(); r
 func TestRepeatedDeltas(t *testing.T) {
 	for _, data := range []string{
 		`"a"` + "\n" + `"b"` + "\n" + `"cd"` + "\n" + `""`,
+		`"a"` + "\n" + `"sk-ant-api03-"` + "\n" + `"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"` + "\n" + `" done"` + "\n" + `"x b\u00e9b\u00e9 y"` + "\n" + `"b\u00e9 "`, // secrets
 		`"a"` + "\n" + `"b"` + "\n" + `5` + "\n" + `"c"`,                    // not a string
 		`"a"` + "\n" + `"b\"` + "\n" + `"c"`,                                // not JSON
 		`"a"` + "\n" + `"b","partial":{}` + "\n" + `"c"`,                    // a member more
