@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/basecontext/base-context/redact/redacttest"
 )
 
 // The scan tries the built-in matchers only where nextCandidate says a rule may start, and
@@ -99,7 +101,7 @@ func (r *Redactor) nextBuiltinEverywhere(w []byte, pos, base int, atEOF bool, st
 // secretishText is text made of pieces that start or end rules (names, separators, prefixes
 // of tokens, the corpus's secrets), glued at random, so that rules start, almost start and
 // are cut off everywhere.
-func secretishText(rnd *rand.Rand, corpus []secretCase) string {
+func secretishText(rnd *rand.Rand, corpus []redacttest.Secret) string {
 	pieces := []string{
 		" ", "  ", "\t", "\n", "=", ":", ": ", "-", "--", "\"", "'", "`", ">", "=>", ":=", "@", "//", ".",
 		"password", "PASSWORD", "token", "api_key", "secret", "Bearer", "Basic", "Authorization",
@@ -119,7 +121,7 @@ func secretishText(rnd *rand.Rand, corpus []secretCase) string {
 }
 
 func TestNextBuiltinTriesEveryPositionThatCanMatch(t *testing.T) {
-	corpus := loadSecretCorpus(t)
+	corpus := redacttest.Corpus(t)
 	rnd := rand.New(rand.NewPCG(1, 2))
 	redactors := []*Redactor{
 		mustRedactor(t, Options{}),
@@ -151,7 +153,7 @@ func TestNextBuiltinTriesEveryPositionThatCanMatch(t *testing.T) {
 // stream of the built-in rules alone, cut anywhere, adds up to the redaction of the whole
 // text.
 func TestBuiltinStreamsAddUpAnywhere(t *testing.T) {
-	corpus := loadSecretCorpus(t)
+	corpus := redacttest.Corpus(t)
 	rnd := rand.New(rand.NewPCG(3, 4))
 	r := mustRedactor(t, Options{})
 	for range 3000 {
@@ -179,7 +181,7 @@ func TestBuiltinStreamsAddUpAnywhere(t *testing.T) {
 // for every rule set (with literals and patterns, whose first bytes it looks for), every
 // state a stream can be in and every place a text can be cut.
 func TestScanShortcutIsTheFullScan(t *testing.T) {
-	corpus := loadSecretCorpus(t)
+	corpus := redacttest.Corpus(t)
 	rnd := rand.New(rand.NewPCG(7, 8))
 	redactors := []*Redactor{
 		mustRedactor(t, Options{}),

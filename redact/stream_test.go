@@ -1,46 +1,19 @@
 package redact
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/basecontext/base-context/redact/redacttest"
 )
 
 // These tests check the stream invariants of the issue on the text and tool-argument
 // streams themselves, splitting every secret of the corpus in every way (all cuts in two,
 // and cuts in three): the pieces released add up to the redaction of the whole, and no text
 // released so far (what a snapshot shows) holds 8 or more consecutive bytes of the secret.
-
-type secretCase struct {
-	Rule, Secret, Text string
-}
-
-func loadSecretCorpus(t testing.TB) []secretCase {
-	t.Helper()
-	f, err := os.Open("../testdata/redact/secrets.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []secretCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var c secretCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, c)
-	}
-	if len(out) == 0 {
-		t.Fatal("empty corpus")
-	}
-	return out
-}
 
 func mustRedactor(t testing.TB, opts Options) *Redactor {
 	t.Helper()
@@ -64,7 +37,7 @@ func leakOf(out []byte, secret string) string {
 }
 
 // streamText pushes the pieces of a text through one stream and checks the invariants.
-func checkTextStream(t *testing.T, r *Redactor, c secretCase, cuts []int) {
+func checkTextStream(t *testing.T, r *Redactor, c redacttest.Secret, cuts []int) {
 	t.Helper()
 	var ts textStream
 	ts.reset(kindNone)
@@ -85,7 +58,7 @@ func checkTextStream(t *testing.T, r *Redactor, c secretCase, cuts []int) {
 
 func TestRedactStreamSplitsEverySecret(t *testing.T) {
 	r := mustRedactor(t, Options{})
-	for _, c := range loadSecretCorpus(t) {
+	for _, c := range redacttest.Corpus(t) {
 		n := len(c.Text)
 		for p := 0; p <= n; p++ {
 			checkTextStream(t, r, c, []int{p})
@@ -112,7 +85,7 @@ func argsOf(text string) string {
 	return string(b)
 }
 
-func checkArgsStream(t *testing.T, r *Redactor, c secretCase, args string, cuts []int) {
+func checkArgsStream(t *testing.T, r *Redactor, c redacttest.Secret, args string, cuts []int) {
 	t.Helper()
 	var as argsStream
 	as.reset()
@@ -141,7 +114,7 @@ func checkArgsStream(t *testing.T, r *Redactor, c secretCase, args string, cuts 
 
 func TestRedactArgumentStreamSplitsEverySecret(t *testing.T) {
 	r := mustRedactor(t, Options{})
-	for _, c := range loadSecretCorpus(t) {
+	for _, c := range redacttest.Corpus(t) {
 		args := argsOf(c.Text)
 		for p := 0; p <= len(args); p++ {
 			checkArgsStream(t, r, c, args, []int{p})
@@ -176,7 +149,7 @@ func TestRedactArgumentStreamKeepsEscapes(t *testing.T) {
 
 // FuzzRedactStream: any text, with a secret of the corpus put in it, cut anywhere.
 func FuzzRedactStream(f *testing.F) {
-	corpus := loadSecretCorpus(f)
+	corpus := redacttest.Corpus(f)
 	f.Add([]byte("export KEY="), uint8(0), []byte{3, 17, 40})
 	f.Add([]byte("password: \""), uint8(40), []byte{1, 1, 1, 1, 1, 1, 1, 1})
 	f.Add([]byte("-----BEGIN RSA PRIVATE KEY-----\n"), uint8(30), []byte{5, 200})

@@ -1,16 +1,15 @@
 package stages
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/redact"
+	"github.com/basecontext/base-context/redact/redacttest"
 )
 
 // forgetful is the redaction stage made to walk every line: it forgets, after each line, the
@@ -111,19 +110,8 @@ func redactedBy(t *testing.T, st Stage, in []byte) string {
 // all its strings would redact it: on streams of deltas full of secrets, with the lines
 // around the deltas changing now and then, the stage writes what it writes walking every line.
 func TestRedactDeltaAgainAsWalked(t *testing.T) {
-	f, err := os.Open("../testdata/redact/secrets.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var secrets []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var c struct{ Text, Secret string }
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range redacttest.Corpus(t) {
 		secrets = append(secrets, c.Text, c.Secret)
 	}
 	options := []redact.Options{

@@ -8,6 +8,7 @@ import (
 
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/redact"
+	"github.com/basecontext/base-context/redact/redacttest"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -17,7 +18,7 @@ import (
 // process (typed events) as in a filter.
 func TestRedactToolProgressHoldsPartialSecrets(t *testing.T) {
 	r := redactor(t, redact.Options{})
-	for _, e := range secretEntries(t) {
+	for _, e := range redacttest.Corpus(t) {
 		output := "$ run\n" + e.Text + "\ndone\n"
 		var evs []codec.Event
 		for k := 1; k <= len(output); k += 3 {

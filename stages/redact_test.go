@@ -1,42 +1,18 @@
 package stages_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/redact"
+	"github.com/basecontext/base-context/redact/redacttest"
 	"github.com/basecontext/base-context/stages"
 )
-
-type secretEntry struct {
-	Rule, Secret, Text string
-}
-
-func secretEntries(t testing.TB) []secretEntry {
-	t.Helper()
-	f, err := os.Open("../testdata/redact/secrets.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []secretEntry
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e secretEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
 
 func redactor(t testing.TB, opts redact.Options) *redact.Redactor {
 	t.Helper()
@@ -62,7 +38,7 @@ func leak(b []byte, secret string) string {
 func TestRedactCorpusCoversEveryRule(t *testing.T) {
 	r := redactor(t, redact.Options{})
 	covered := map[string]bool{}
-	for _, e := range secretEntries(t) {
+	for _, e := range redacttest.Corpus(t) {
 		out := r.RedactString(e.Text)
 		if !strings.Contains(out, "[REDACTED:"+e.Rule+"]") {
 			t.Errorf("%s not found in %q: %q", e.Rule, e.Text, out)
@@ -248,7 +224,7 @@ func checkRedactedRun(t *testing.T, r *redact.Redactor, blocks []genBlock, secre
 func TestRedactStreamsInBothForms(t *testing.T) {
 	r := redactor(t, redact.Options{})
 	rnd := rand.New(rand.NewSource(5))
-	for _, e := range secretEntries(t) {
+	for _, e := range redacttest.Corpus(t) {
 		for try := 0; try < 4; try++ {
 			src := rnd
 			if try == 0 {
@@ -477,7 +453,7 @@ func isDelta(l []byte) bool {
 // FuzzRedactForms: a secret of the corpus after any text, in a text, a thinking and a tool
 // call block cut at any places, checked in both forms, in process and as a filter.
 func FuzzRedactForms(f *testing.F) {
-	entries := secretEntries(f)
+	entries := redacttest.Corpus(f)
 	f.Add("export KEY=", uint8(0), []byte{3, 17, 40, 2})
 	f.Add("", uint8(33), []byte{1})
 	f.Fuzz(func(t *testing.T, prefix string, which uint8, cuts []byte) {
