@@ -346,6 +346,19 @@ func (lw *LineWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// WriteThrough writes p, whole lines, after what the writer holds, without copying p when
+// it is large: what is held is written first, then p as it is.
+func (lw *LineWriter) WriteThrough(p []byte) error {
+	if len(p) < maxCopy {
+		_, err := lw.Write(p)
+		return err
+	}
+	if err := lw.Flush(); err != nil {
+		return err
+	}
+	return lw.write(p)
+}
+
 // done ends a write: a line writer writes what it holds, a batch writer writes once its
 // buffer is full.
 func (lw *LineWriter) done() error {

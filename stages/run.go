@@ -38,8 +38,32 @@ type RunStats struct {
 // soon as it is produced when input comes a line at a time.
 func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunStats, error) {
 	var stats RunStats
-	emit := func(f *Frame) error { return f.WriteLine(out) }
 	var frame Frame
+	var read []byte // the line last read, in the reader's buffer
+	// Lines passed on as they were read are not copied: while they follow one another in
+	// the reader's buffer, with their LFs, they make one span, written from there before
+	// the reader reads again (or copied, when a line from elsewhere comes between).
+	var span []byte
+	emit := func(f *Frame) error {
+		if f == &frame && len(f.line) == len(read) && len(read) > 0 && &f.line[0] == &read[0] {
+			if line, ok := withLF(read); ok {
+				if len(span) > 0 && cap(span) > len(span) && &span[:len(span)+1][len(span)] == &line[0] {
+					span = span[:len(span)+len(line)]
+					return nil
+				}
+				_, err := out.Write(span)
+				span = line
+				return err
+			}
+		}
+		if len(span) > 0 {
+			if _, err := out.Write(span); err != nil {
+				return err
+			}
+			span = nil
+		}
+		return f.WriteLine(out)
+	}
 	for _, in := range inputs {
 		lr := codec.NewLineReader(in.Reader)
 		for {
@@ -47,13 +71,20 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 			// what is read, it is checked and split off at once.
 			if n := frame.index.CheckRepeatedLine(lr.Pending()); n > 0 {
 				stats.Lines++
-				if err := st.Push(frame.repeated(lr.Take(n), lr.Line()), emit); err != nil {
+				read = lr.Take(n)
+				if err := st.Push(frame.repeated(read, lr.Line()), emit); err != nil {
 					return stats, err
 				}
 				continue
 			}
 			if !lr.Buffered() {
-				if err := out.Flush(); err != nil {
+				// The reader is about to read again, into the memory the span is in.
+				err := out.WriteThrough(span)
+				span = nil
+				if err == nil {
+					err = out.Flush()
+				}
+				if err != nil {
 					return stats, err
 				}
 			}
@@ -65,6 +96,7 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 				return stats, fmt.Errorf("%s: %w", displayName(in.Name), err)
 			}
 			stats.Lines++
+			read = line
 			f := frame.reuse(line, lr.Line())
 			if cerr := f.Check(); cerr != nil {
 				stats.Invalid++
@@ -80,10 +112,22 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 			}
 		}
 	}
+	read = nil // what the stage emits now is its own
 	if err := st.Flush(emit); err != nil {
 		return stats, err
 	}
+	if err := out.WriteThrough(span); err != nil {
+		return stats, err
+	}
 	return stats, out.Flush()
+}
+
+// withLF extends line, a line in a reader's buffer, by the byte after it when that is an LF.
+func withLF(line []byte) ([]byte, bool) {
+	if cap(line) > len(line) && line[:len(line)+1][len(line)] == '\n' {
+		return line[:len(line)+1], true
+	}
+	return nil, false
 }
 
 // RunSink is Run for a chain that ends in a sink: the lines of the inputs go to sink, and out,
