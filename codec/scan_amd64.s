@@ -2,7 +2,7 @@
 
 // func scanPlain(b []byte, i int) (end int, high bool)
 //
-// Registers: SI the bytes, DX len(b), AX the index, X4 the OR of every byte crossed (its
+// Registers: SI the bytes, DX len(b), AX the index, X4 the OR of the blocks crossed whole (its
 // high bits tell whether one is >= 0x80), X1 X2 X3 '"', '\\' and 0x1F in every byte.
 // A byte is a control character when min(byte, 0x1F) == byte. Nothing is read outside
 // b[i:len(b)], except the tail of a slice of 16 bytes or more, which is read as its last 16
@@ -105,8 +105,8 @@ tail:
 	// out; a byte at a time when b is shorter than 16.
 	XORL BX, BX
 	MOVQ DX, CX
-	SUBQ AX, CX // CX: bytes left
-	JZ   done
+	SUBQ AX, CX // CX: bytes left (none, or i past the end: i is returned)
+	JLE  done
 	CMPQ DX, $16
 	JLT  bytes
 	MOVOU -16(SI)(DX*1), X5

@@ -47,11 +47,13 @@ func BenchmarkCheckObjectIndexedStream(b *testing.B) {
 }
 
 // BenchmarkValidStringLong crosses 10 KB string bodies, as the full form's lines hold: plain
-// ASCII, and text with a multi-byte character every 64 bytes.
+// ASCII, text with multi-byte characters, and tool output with escaped line breaks.
 func BenchmarkValidStringLong(b *testing.B) {
 	ascii := strings.Repeat("The quick brown fox jumps over the lazy dog; ", 230)[:10240]
 	utf := strings.Repeat("Ünïcödé text: the quick brown fox jumps over the lazy dög. ", 180)[:10240]
-	for _, c := range []struct{ name, body string }{{"ascii", ascii}, {"utf8", utf}} {
+	// Tool output: short lines, each ending in an escaped line break.
+	lines := strings.Repeat(`total 48 drwxr-xr-x  5 user user 4096 file.go\n`, 220)[:10240]
+	for _, c := range []struct{ name, body string }{{"ascii", ascii}, {"utf8", utf}, {"lines", lines}} {
 		s := []byte(c.body + `"`)
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(s)))

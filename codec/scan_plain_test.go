@@ -19,10 +19,10 @@ func scanPlainSimple(b []byte, i int) (int, bool) {
 }
 
 // checkScanPlain holds scanPlain and scanPlainWords to the byte-at-a-time scanner, from every
-// start in b.
+// start in b (and one past its end, where the scanners return the start).
 func checkScanPlain(t *testing.T, b []byte) {
 	t.Helper()
-	for start := 0; start <= len(b); start++ {
+	for start := 0; start <= len(b)+1; start++ {
 		wantEnd, wantHigh := scanPlainSimple(b, start)
 		if end, high := scanPlain(b, start); end != wantEnd || high != wantHigh {
 			t.Fatalf("scanPlain(%q, %d) = %d, %v; want %d, %v", b, start, end, high, wantEnd, wantHigh)
