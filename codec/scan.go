@@ -10,11 +10,12 @@ import (
 )
 
 // A small JSON scanner tuned for the stream's lines, where most bytes sit inside long
-// strings (text, tool output, snapshots): string bodies are crossed eight bytes at a time,
-// the first byte that ends a run of plain characters found by a branch-free test of the
-// eight, and their UTF-8 checked a run at a time; once a line is known to be valid, strings
-// are crossed with bytes.IndexByte. gjson walks them a byte at a time, which made validation
-// and lookups most of a filter's cost.
+// strings (text, tool output, snapshots): short string bodies are crossed eight bytes at a
+// time, the first byte that ends a run of plain characters found by a branch-free test of
+// the eight; longer runs by scanPlain (32 bytes at a time with SSE2 on amd64), their UTF-8
+// checked a run at a time; once a line is known to be valid, strings are crossed with
+// bytes.IndexByte. gjson walks them a byte at a time, which made validation and lookups most
+// of a filter's cost.
 
 const (
 	lsb = 0x0101010101010101
@@ -319,45 +320,14 @@ func validString(b []byte, i int) (int, bool) {
 }
 
 // validStringRun is validString for a body of any length and content, from i (the start of
-// a character) on: runs of plain characters are crossed 8 and then 32 bytes at a time, their
-// UTF-8 checked a run at a time.
+// a character) on: runs of plain characters are crossed by scanPlain (16 or 32 bytes at a
+// time), their UTF-8 checked a run at a time.
 func validStringRun(b []byte, i int) (int, bool) {
-	run := i // start of the run of plain characters being crossed
-	var high uint64
 	for {
-		// Find the first '"', '\\' or control character at or after i: 8 bytes at a time,
-		// and 32 at a time once a run is longer than 8 (most strings are short).
-		for {
-			if i+8 <= len(b) {
-				v := word(b, i)
-				if m := specials(v); m != 0 {
-					skip := bits.TrailingZeros64(m) >> 3
-					high |= v & (1<<(skip<<3) - 1)
-					i += skip
-					break
-				}
-				high |= v
-				i += 8
-				for i+32 <= len(b) {
-					v0 := word(b, i)
-					v1 := word(b, i+8)
-					v2 := word(b, i+16)
-					v3 := word(b, i+24)
-					if specials(v0)|specials(v1)|specials(v2)|specials(v3) != 0 {
-						break
-					}
-					high |= v0 | v1 | v2 | v3
-					i += 32
-				}
-				continue
-			}
-			for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
-				high |= uint64(b[i])
-				i++
-			}
-			break
-		}
-		if high&msb != 0 && !utf8.Valid(b[run:i]) {
+		run := i
+		var high bool
+		i, high = scanPlain(b, i)
+		if high && !utf8.Valid(b[run:i]) {
 			return run, false
 		}
 		if i >= len(b) || b[i] < 0x20 {
@@ -370,8 +340,39 @@ func validStringRun(b []byte, i int) (int, bool) {
 		if i, ok = validEscape(b, i); !ok {
 			return i, false
 		}
-		run, high = i, 0
 	}
+}
+
+// scanPlainWords is scanPlain a word at a time in Go, for processors without its assembly
+// (and to hold the assembly to).
+func scanPlainWords(b []byte, i int) (end int, high bool) {
+	var seen uint64
+	for i+32 <= len(b) {
+		v0 := word(b, i)
+		v1 := word(b, i+8)
+		v2 := word(b, i+16)
+		v3 := word(b, i+24)
+		if specials(v0)|specials(v1)|specials(v2)|specials(v3) != 0 {
+			break
+		}
+		seen |= v0 | v1 | v2 | v3
+		i += 32
+	}
+	for i+8 <= len(b) {
+		v := word(b, i)
+		if m := specials(v); m != 0 {
+			skip := bits.TrailingZeros64(m) >> 3
+			seen |= v & (1<<(skip<<3) - 1)
+			return i + skip, seen&msb != 0
+		}
+		seen |= v
+		i += 8
+	}
+	for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+		seen |= uint64(b[i])
+		i++
+	}
+	return i, seen&msb != 0
 }
 
 // validEscape checks the escape at b[i] (a backslash) and returns the index after it.

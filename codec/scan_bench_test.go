@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +43,25 @@ func BenchmarkCheckObjectIndexedStream(b *testing.B) {
 		if CheckObjectIndexed(lines[i%len(lines)], &ix) != nil {
 			b.Fatal("invalid")
 		}
+	}
+}
+
+// BenchmarkValidStringLong crosses 10 KB string bodies, as the full form's lines hold: plain
+// ASCII, text with multi-byte characters, and tool output with escaped line breaks.
+func BenchmarkValidStringLong(b *testing.B) {
+	ascii := strings.Repeat("The quick brown fox jumps over the lazy dog; ", 230)[:10240]
+	utf := strings.Repeat("Ünïcödé text: the quick brown fox jumps over the lazy dög. ", 180)[:10240]
+	// Tool output: short lines, each ending in an escaped line break.
+	lines := strings.Repeat(`total 48 drwxr-xr-x  5 user user 4096 file.go\n`, 220)[:10240]
+	for _, c := range []struct{ name, body string }{{"ascii", ascii}, {"utf8", utf}, {"lines", lines}} {
+		s := []byte(c.body + `"`)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for range b.N {
+				if end, ok := validString(s, 0); !ok || end != len(s) {
+					b.Fatal("invalid")
+				}
+			}
+		})
 	}
 }
