@@ -72,7 +72,9 @@ type mark struct {
 // (reusing its storage). ix is valid while line is.
 func CheckObjectIndexed(line []byte, ix *Index) error {
 	ix.count++
-	if ix.repeat(line) {
+	ix.repeated = false
+	if n, end := ix.repeatLength(line); n == len(line) {
+		ix.repeatedAs(line, end)
 		return nil
 	}
 	if ix.keyLens == nil {
@@ -91,30 +93,43 @@ func CheckObjectIndexed(line []byte, ix *Index) error {
 	return CheckObject(line) // says what is wrong
 }
 
-// repeat indexes b when it is the last line indexed (valid) but for the body of that line's
-// last string value: every other byte is the same, so b is valid if that body is, and its
-// members are those of the last line, moved by the change of length. It leaves ix as it
-// is and returns false when b is not such a line.
-func (ix *Index) repeat(b []byte) bool {
-	ix.repeated = false
-	old := ix.prev
-	if len(old) == 0 {
-		return false
+// CheckRepeatedLine checks the line at the start of pending, input not yet split into lines,
+// when it is the last line indexed but for the body of that line's last string value: it
+// indexes it as CheckObjectIndexed would (Repeats is then true) and returns its length, up
+// to the LF after it. Otherwise it returns 0 and leaves ix as it is. A reader that finds the
+// line so need not look for its end: the bytes around the body are those of a line, and a
+// string's body holds no LF.
+func (ix *Index) CheckRepeatedLine(pending []byte) int {
+	n, end := ix.repeatLength(pending)
+	if n < 0 || n >= len(pending) || pending[n] != '\n' {
+		return 0
 	}
-	last := &ix.notes.last
-	end := len(b) - (len(old) - last.end) // where b's body must end, at the same tail
-	if end < last.body || !sameTail(b, old, len(old)-last.end) || string(b[:last.body]) != string(old[:last.body]) {
-		return false
+	ix.count++
+	ix.repeatedAs(pending[:n], end)
+	return n
+}
+
+// repeatLength finds a line at the start of p (a whole line, or input not yet split) that
+// is the last line indexed (valid) but for the body of that line's last string value: every
+// other byte is the same, so the line is valid if that body is. It returns the line's length
+// and where the body ends in it, or -1 when p does not start with such a line.
+func (ix *Index) repeatLength(p []byte) (n, end int) {
+	old, last := ix.prev, ix.notes.last
+	if len(old) == 0 || len(p) <= last.body || string(p[:last.body]) != string(old[:last.body]) {
+		return -1, 0
 	}
-	if after, ok := validString(b, last.body); !ok || after != end+1 {
-		return false
+	after, ok := validString(p, last.body)
+	tail := old[last.end:]
+	n = after - 1 + len(tail)
+	if !ok || n > len(p) || string(p[after-1:n]) != string(tail) {
+		return -1, 0
 	}
-	ix.repeatedAs(b, end)
-	return true
+	return n, after - 1
 }
 
 // repeatedAs indexes b, found to be the last line indexed but for the body of its last
-// string value, which ends at end in b.
+// string value, which ends at end in b: its members are the last line's, moved by the
+// change of length.
 func (ix *Index) repeatedAs(b []byte, end int) {
 	last := &ix.notes.last
 	moved := end - last.end
@@ -131,42 +146,6 @@ func (ix *Index) repeatedAs(b []byte, end int) {
 	ix.prev = append(ix.prev[:last.body], b[last.body:]...)
 	last.end = end
 	ix.line, ix.repeated = b, true
-}
-
-// CheckRepeatedLine checks the line at the start of pending, input not yet split into lines,
-// when it is the last line indexed but for the body of that line's last string value: it
-// indexes it as CheckObjectIndexed would (Repeats is then true) and returns its length, up
-// to the LF after it. Otherwise it returns 0 and leaves ix as it is. A reader that finds the
-// line so need not look for its end: the bytes around the body are those of a line, and a
-// string's body holds no LF.
-func (ix *Index) CheckRepeatedLine(pending []byte) int {
-	old := ix.prev
-	if len(old) == 0 {
-		return 0
-	}
-	last := &ix.notes.last
-	if len(pending) <= last.body || string(pending[:last.body]) != string(old[:last.body]) {
-		return 0
-	}
-	after, ok := validString(pending, last.body)
-	tail := old[last.end:]
-	n := after - 1 + len(tail)
-	if !ok || n >= len(pending) || pending[n] != '\n' || string(pending[after-1:n]) != string(tail) {
-		return 0
-	}
-	ix.count++
-	ix.repeatedAs(pending[:n], after-1)
-	return n
-}
-
-// sameTail reports whether a and b end with the same n bytes. The tail after a line's last
-// string is most often a few closing brackets: one word is compared without a call.
-func sameTail(a, b []byte, n int) bool {
-	if n <= 8 && len(a) >= 8 && len(b) >= 8 {
-		mask := ^uint64(0) << ((8 - n) * 8)
-		return (word(a, len(a)-8)^word(b, len(b)-8))&mask == 0
-	}
-	return len(a) >= n && string(a[len(a)-n:]) == string(b[len(b)-n:])
 }
 
 // Repeats reports whether the line ix holds is the line indexed just before it in ix (see
