@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basecontext/base-context/internal/schematest"
 	"github.com/basecontext/base-context/rpc"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tidwall/gjson"
@@ -23,29 +24,12 @@ type rpcSchemas struct{ command, response, dialog, event, line *jsonschema.Resol
 
 func compileRPCSchema(t *testing.T) rpcSchemas {
 	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(rpc.JSONSchema(false), &doc); err != nil {
-		t.Fatal(err)
-	}
-	// A definition is compiled as the document with its root a reference to it.
 	compile := func(def string) *jsonschema.Resolved {
-		root := doc
-		if def != "" {
-			root = map[string]any{"$schema": doc["$schema"], "$defs": doc["$defs"], "$ref": "#/$defs/" + def}
-		}
-		data, err := json.Marshal(root)
+		s, err := schematest.Resolve(rpc.JSONSchema(false), def)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s jsonschema.Schema
-		if err := json.Unmarshal(data, &s); err != nil {
-			t.Fatal(err)
-		}
-		resolved, err := s.Resolve(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resolved
+		return s
 	}
 	return rpcSchemas{command: compile("Command"), response: compile("Response"),
 		dialog: compile("ExtensionUIRequest"), event: compile("Event"), line: compile("")}
@@ -54,11 +38,7 @@ func compileRPCSchema(t *testing.T) rpcSchemas {
 // validate reports the problem of line against s, "" when it is valid.
 func validate(t *testing.T, s *jsonschema.Resolved, line string) string {
 	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(line), &v); err != nil {
-		t.Fatalf("%s: %v", line, err)
-	}
-	if err := s.Validate(v); err != nil {
+	if err := schematest.Validate(s, []byte(line)); err != nil {
 		return err.Error()
 	}
 	return ""

@@ -1,44 +1,27 @@
 package rpc
 
 import (
-	"encoding/json"
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/basecontext/base-context/internal/schematest"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// compileDef compiles one definition of the rpc schema: the document, its root a
-// reference to that definition.
+// compileDef compiles one definition of the rpc schema.
 func compileDef(t *testing.T, def string) *jsonschema.Resolved {
 	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(JSONSchema(false), &doc); err != nil {
-		t.Fatal(err)
-	}
-	root, err := json.Marshal(map[string]any{"$schema": doc["$schema"], "$defs": doc["$defs"], "$ref": "#/$defs/" + def})
+	s, err := schematest.Resolve(JSONSchema(false), def)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(root, &s); err != nil {
-		t.Fatal(err)
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resolved
+	return s
 }
 
 func valid(t *testing.T, s *jsonschema.Resolved, line string) error {
 	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(line), &v); err != nil {
-		t.Fatalf("%s: %v", line, err)
-	}
-	return s.Validate(v)
+	return schematest.Validate(s, []byte(line))
 }
 
 // The lines this package's tests write and read match the schema: dialog requests of each

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/schematest"
 	"github.com/basecontext/base-context/stages"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tidwall/sjson"
@@ -22,7 +23,7 @@ import (
 // generatedSchema resolves codec.JSONSchema of the form (draft 2020-12).
 func generatedSchema(t testing.TB, deltas bool) *jsonschema.Resolved {
 	t.Helper()
-	s, err := resolveSchema(codec.JSONSchema(deltas))
+	s, err := schematest.Resolve(codec.JSONSchema(deltas), "")
 	if err != nil {
 		t.Fatal(err)
 	}

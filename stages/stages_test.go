@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/schematest"
 	"github.com/basecontext/base-context/stages"
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -98,7 +99,7 @@ func schema(t testing.TB, name string) *jsonschema.Resolved {
 			if err != nil {
 				panic(err)
 			}
-			s, err := resolveSchema(data)
+			s, err := schematest.Resolve(data, "")
 			if err != nil {
 				panic(fmt.Sprintf("%s.schema.json: %v", n, err))
 			}
@@ -106,15 +107,6 @@ func schema(t testing.TB, name string) *jsonschema.Resolved {
 		}
 	})
 	return schemas[name]
-}
-
-// resolveSchema reads a JSON Schema whose references all stay within it.
-func resolveSchema(data []byte) (*jsonschema.Resolved, error) {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, err
-	}
-	return s.Resolve(nil)
 }
 
 func decode(t testing.TB, line []byte) map[string]any {
