@@ -57,7 +57,7 @@ func TestCheckProblemIsOneLine(t *testing.T) {
 
 func TestLoadRejectsBadSchemas(t *testing.T) {
 	dir := t.TempDir()
-	for name, c := range map[string]struct{ text, want string }{
+	cases := map[string]struct{ text, want string }{
 		"notjson.json": {"{", "notjson.json is not JSON: unexpected end of JSON input"},
 		"bad.json":     {`{"type": 12}`, `bad.json is not a valid JSON Schema: invalid value for "type"`},
 		"badref.json":  {`{"$ref": "#/$defs/missing"}`, "badref.json is not a valid JSON Schema: "},
@@ -73,12 +73,15 @@ func TestLoadRejectsBadSchemas(t *testing.T) {
 			`draft4.json declares "$schema": "http://json-schema.org/draft-04/schema#"; the drafts supported are draft-07 and 2020-12`},
 		"draft2019.json": {`{"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "object"}`,
 			`draft2019.json declares "$schema": "https://json-schema.org/draft/2019-09/schema"; the drafts supported are`},
-	} {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+	}
+	// All files exist before any is loaded: typo-ref.json refers to typo-root.json.
+	for name, c := range cases {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Load(path)
+	}
+	for name, c := range cases {
+		_, err := Load(filepath.Join(dir, name))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Load(%s) = %v; want an error with %q", name, err, c.want)
 		}
