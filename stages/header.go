@@ -2,7 +2,6 @@ package stages
 
 import (
 	"bytes"
-	"strconv"
 
 	"github.com/basecontext/base-context/codec"
 )
@@ -31,15 +30,22 @@ type Header struct {
 	opts    HeaderOptions
 	started bool   // the first frame has been seen
 	id      []byte // the encoded session id stamped on events
-	seq     int64
-	buf     []byte
+	num     []byte // the number seq stamped last, in decimal ("0" before the first)
 	ins     []byte // members inserted by stamp, reused
-	num     []byte
+
+	// The line stamp spliced last and what the next may reuse of it (see restamp): the
+	// line it was made from, checked in its frame; the end of what stamp read and edited
+	// in that line; how much longer the stamped line is; where its seq number is and how
+	// long that was.
+	buf           []byte
+	last          lineID
+	fixed, shift  int
+	seqAt, seqLen int
 }
 
 // NewHeader returns the header stage.
 func NewHeader(opts HeaderOptions) *Header {
-	h := &Header{opts: opts}
+	h := &Header{opts: opts, num: []byte{'0'}}
 	h.id = codec.AppendString(nil, opts.Header.ID)
 	return h
 }
@@ -163,39 +169,52 @@ func (h *Header) replace(f *Frame) *Frame {
 
 var stampKeys = []string{"type", "sessionId", "seq"}
 
+// stampEdit is an edit stamp makes, and where the digits of seq end up in its text.
+type stampEdit struct {
+	codec.Edit
+	seqAt int // offset in Text of the seq number, -1 when Text does not hold it
+}
+
 // stamp adds (or updates) "sessionId" and "seq" right after "type", by splicing: every
 // other byte of the line stays as it was.
 func (h *Header) stamp(f *Frame) *Frame {
+	if h.opts.Seq {
+		h.num = incrementDecimal(h.num)
+	}
+	if h.restamp(f) {
+		return f.Edited(h.buf)
+	}
 	line := f.Line()
 	var m [3]codec.Member
 	f.members(stampKeys, m[:])
 	typ, sid, seq := m[0], m[1], m[2]
 
-	var edits [3]codec.Edit
+	var edits [3]stampEdit
 	n := 0
 	ins := h.ins[:0] // members to insert after "type"
+	insSeq := -1     // offset of the seq number in ins
 	if h.opts.Stamp {
 		if !sid.Exists() {
 			ins = append(append(ins, `,"sessionId":`...), h.id...)
 		} else if !bytes.Equal(sid.Raw(line), h.id) {
-			edits[n] = codec.Edit{Start: sid.ValStart, End: sid.ValEnd, Text: h.id}
+			edits[n] = stampEdit{codec.Edit{Start: sid.ValStart, End: sid.ValEnd, Text: h.id}, -1}
 			n++
 		}
 	}
+	seqSame := false // the line's seq is the number already
 	if h.opts.Seq {
-		h.seq++
-		num := strconv.AppendInt(h.num[:0], h.seq, 10)
-		h.num = num
 		if !seq.Exists() {
-			ins = append(append(ins, `,"seq":`...), num...)
-		} else if !bytes.Equal(seq.Raw(line), num) {
-			edits[n] = codec.Edit{Start: seq.ValStart, End: seq.ValEnd, Text: num}
+			ins = append(ins, `,"seq":`...)
+			insSeq = len(ins)
+			ins = append(ins, h.num...)
+		} else if seqSame = bytes.Equal(seq.Raw(line), h.num); !seqSame {
+			edits[n] = stampEdit{codec.Edit{Start: seq.ValStart, End: seq.ValEnd, Text: h.num}, 0}
 			n++
 		}
 	}
 	if len(ins) > 0 {
 		if typ.Exists() {
-			edits[n] = codec.Edit{Start: typ.ValEnd, End: typ.ValEnd, Text: ins}
+			edits[n] = stampEdit{codec.Edit{Start: typ.ValEnd, End: typ.ValEnd, Text: ins}, insSeq}
 		} else {
 			// No "type": the members go first, before whatever the object holds.
 			open := bytes.IndexByte(line, '{') + 1
@@ -203,16 +222,79 @@ func (h *Header) stamp(f *Frame) *Frame {
 			if bytes.IndexByte(line[open:], '"') >= 0 {
 				text = append(text, ',')
 			}
-			edits[n] = codec.Edit{Start: open, End: open, Text: text}
+			edits[n] = stampEdit{codec.Edit{Start: open, End: open, Text: text}, max(insSeq-1, -1)}
 		}
 		n++
 	}
 	h.ins = ins
+	h.last = lineID{}
 	if n == 0 {
 		return f
 	}
-	sortEdits(edits[:n])
+	if seqSame {
+		// Rewritten as it is, so that the stamped line says where its number is.
+		edits[n] = stampEdit{codec.Edit{Start: seq.ValStart, End: seq.ValEnd, Text: h.num}, 0}
+		n++
+	}
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && edits[j].Start < edits[j-1].Start; j-- {
+			edits[j], edits[j-1] = edits[j-1], edits[j]
+		}
+	}
 	// The line is valid until the next Push, like a line read from input.
-	h.buf = codec.Splice(h.buf[:0], line, edits[:n]...)
+	buf, pos := h.buf[:0], 0
+	h.fixed = max(typ.ValEnd, sid.ValEnd, seq.ValEnd)
+	for _, e := range edits[:n] {
+		buf = append(buf, line[pos:e.Start]...)
+		if e.seqAt >= 0 {
+			h.seqAt = len(buf) + e.seqAt
+		}
+		buf = append(buf, e.Text...)
+		pos = e.End
+		h.fixed = max(h.fixed, e.End)
+	}
+	h.buf = append(buf, line[pos:]...)
+	h.shift = len(h.buf) - len(line)
+	h.seqLen = len(h.num)
+	h.last = f.checkedLine()
 	return f.Edited(h.buf)
+}
+
+// restamp stamps f's line from the line stamped last, in h.buf, when it is that line but for
+// the body of one string value that starts after everything stamp reads and edits (the
+// next delta of a block comes so): the stamped line up to there stays as it is, but for the
+// digits of seq, and the rest is the new line's.
+func (h *Header) restamp(f *Frame) bool {
+	if h.last.frame == 0 || h.opts.Seq && len(h.num) != h.seqLen {
+		return false
+	}
+	id := f.checkedLine()
+	if id != (lineID{h.last.frame, h.last.n + 1}) || !f.index.Repeats() {
+		return false
+	}
+	body := f.index.ChangedValue().ValStart + 1
+	if body < h.fixed {
+		return false
+	}
+	if h.opts.Seq {
+		copy(h.buf[h.seqAt:], h.num)
+	}
+	h.buf = append(h.buf[:body+h.shift], f.line[body:]...)
+	h.last = id
+	return true
+}
+
+// incrementDecimal adds one to the decimal number digits, in place unless it gains a digit.
+func incrementDecimal(digits []byte) []byte {
+	for i := len(digits) - 1; i >= 0; i-- {
+		if digits[i] != '9' {
+			digits[i]++
+			return digits
+		}
+		digits[i] = '0'
+	}
+	// All nines, now all zeros: a one before them.
+	digits = append(digits, '0')
+	digits[0] = '1'
+	return digits
 }

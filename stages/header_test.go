@@ -258,3 +258,86 @@ func readLines(t testing.TB, b []byte) [][]byte {
 		ls = append(ls, append([]byte(nil), l...))
 	}
 }
+
+// Runs of lines that repeat the line before but for one string's body (as a block's deltas
+// do), in every layout stamp meets, through the reader (which finds the repeats) and one
+// frame a line (which finds none): each stamped line is the expected one, whatever the body
+// holds, where sessionId and seq stand, and as seq gains digits (9→10, 99→100, 999→1000).
+func TestHeaderStampsRepeatedLines(t *testing.T) {
+	const id = `"0190c2a4-0000-7000-8000-000000000001"`
+	type layout struct{ in, want string } // {B} the body, {N} the seq, {ID} the id
+	delta := layout{`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"{B}"}}`,
+		`{"type":"message_update","sessionId":{ID},"seq":{N},"messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"{B}"}}`}
+	layouts := []struct {
+		layout
+		lines int
+	}{
+		{delta, 120},
+		{layout{`{"type":"u","sessionId":"old","seq":7,"e":{"delta":"{B}"}}`, `{"type":"u","sessionId":{ID},"seq":{N},"e":{"delta":"{B}"}}`}, 90},
+		// seq after the body moves with it; sessionId too.
+		{layout{`{"type":"u","sessionId":"old","e":{"delta":"{B}"},"seq":7}`, `{"type":"u","sessionId":{ID},"e":{"delta":"{B}"},"seq":{N}}`}, 90},
+		{layout{`{"type":"u","e":{"delta":"{B}"},"sessionId":"old"}`, `{"type":"u","seq":{N},"e":{"delta":"{B}"},"sessionId":{ID}}`}, 90},
+		// A seq that some line's number matches; a stamped line (nothing to change but seq).
+		{layout{`{"type":"u","x":1,"seq":250,"d":"{B}"}`, `{"type":"u","sessionId":{ID},"x":1,"seq":{N},"d":"{B}"}`}, 90},
+		{layout{`{"type":"u","sessionId":{ID},"seq":340,"d":"{B}"}`, `{"type":"u","sessionId":{ID},"seq":{N},"d":"{B}"}`}, 90},
+		// No type: the members go first.
+		{layout{`{"e":{"delta":"{B}"}}`, `{"sessionId":{ID},"seq":{N},"e":{"delta":"{B}"}}`}, 90},
+		// The body is the type's, or the sessionId's.
+		{layout{`{"type":"{B}","z":1}`, `{"type":"{B}","sessionId":{ID},"seq":{N},"z":1}`}, 90},
+		{layout{`{"type":"u","sessionId":"{B}"}`, `{"type":"u","seq":{N},"sessionId":{ID}}`}, 90},
+		{layout{` { "type" : "u" , "d" : "{B}" } `, ` { "type" : "u","sessionId":{ID},"seq":{N} , "d" : "{B}" } `}, 90},
+		{delta, 200},
+	}
+	bodies := []string{"0001 ", "", "a", `\"`, `\\`, `\u00e9\n`, `\ud83d\ude00 `, "seq", strings.Repeat("long ", 80), `\"sessionId\":1,`}
+	var in, want strings.Builder
+	n := 0
+	for k, l := range layouts {
+		for i := range l.lines {
+			n++
+			body := bodies[(i+k)%len(bodies)]
+			if i%3 == 0 {
+				body += fmt.Sprint(i) // the line before repeated but for its number
+			}
+			in.WriteString(strings.NewReplacer("{B}", body, "{ID}", id).Replace(l.in) + "\n")
+			want.WriteString(strings.NewReplacer("{B}", body, "{ID}", id, "{N}", fmt.Sprint(n)).Replace(l.want) + "\n")
+		}
+	}
+	// A session line between: the line after it repeats it, not the line stamped before.
+	in.WriteString(`{"a":1}` + "\n" + `{"id":"s2","type":"session"}` + "\n" + `{"id":"s2","type":"sessioN"}` + "\n")
+	want.WriteString(fmt.Sprintf(`{"sessionId":%s,"seq":%d,"a":1}`, id, n+1) + "\n" + `{"id":"s2","type":"session"}` + "\n" +
+		fmt.Sprintf(`{"id":"s2","type":"sessioN","sessionId":"s2","seq":%d}`, n+2) + "\n")
+	n += 2
+	if n < 1000 {
+		t.Fatalf("%d lines: seq does not reach four digits", n)
+	}
+	stream := []byte(testHeaderLine + "\n" + in.String())
+	for _, opts := range []stages.HeaderOptions{{Stamp: true, Seq: true}, {Stamp: true}, {Seq: true}} {
+		opts.Header = testHeader
+		got := header(t, stream, opts)
+		apart := headerLineByLine(t, stream, opts)
+		if !bytes.Equal(got, apart) {
+			t.Errorf("%+v: read as a stream and line by line differ at %s", opts, firstDifference(string(got), string(apart)))
+		}
+		if opts.Stamp && opts.Seq && string(got) != testHeaderLine+"\n"+want.String() {
+			t.Errorf("stamped: %s", firstDifference(string(got), testHeaderLine+"\n"+want.String()))
+		}
+	}
+}
+
+// headerLineByLine stamps each line of in in a frame of its own, which repeats no line.
+func headerLineByLine(t testing.TB, in []byte, opts stages.HeaderOptions) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w := codec.NewLineWriter(&out)
+	st := stages.NewHeader(opts)
+	write := func(f *stages.Frame) error { return f.WriteLine(w) }
+	for i, l := range lines(in) {
+		if err := st.Push(stages.LineFrame(l, i+1), write); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Flush(write); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/basecontext/base-context/codec"
@@ -34,14 +35,29 @@ type Text struct {
 	verdict *Verdict       // decides whether the run completed, as `filter verdict` does
 	summary VerdictSummary // its decision, made by Close
 
-	final   *codec.AssistantMessage // of the last assistant message_end
-	written []int                   // per contentIndex, bytes of the streaming message written
+	final    []byte // a copy of the message of the last assistant message_end (without Follow)
+	hasFinal bool
+	written  []int // per contentIndex, bytes of the streaming message written
+
+	// Reused for each message read: where its blocks' texts are, the message without
+	// them, and a text decoded.
+	blocks   []textPlace
+	edits    []codec.Edit
+	stripped []byte
+	decoded  []byte
+	// The message without its texts read last and what the decoder made of it: the same
+	// message again (streams concatenated, a retry) is not decoded again.
+	lastStripped []byte
+	lastRead     *codec.AssistantMessage
 
 	// The last line if it was a text or thinking delta, with its block: the next delta of
 	// the block, which only its text tells from it, is written without parsing it again.
 	lastDelta     lineID
 	deltaIndex    int64
 	deltaThinking bool
+	// Where the delta string starts in the last line, when that line repeated the line
+	// before it but for that string's body; 0 otherwise.
+	deltaAt int
 }
 
 // NewText returns the text sink, writing to w.
@@ -54,8 +70,8 @@ func NewText(w io.Writer, opts TextOptions) *Text {
 func (t *Text) Verdict() VerdictSummary { return t.summary }
 
 func (t *Text) Consume(f *Frame) error {
-	lastDelta := t.lastDelta
-	t.lastDelta = lineID{}
+	lastDelta, deltaAt := t.lastDelta, t.deltaAt
+	t.lastDelta, t.deltaAt = lineID{}, 0
 	if err := t.verdict.Consume(f); err != nil {
 		return err
 	}
@@ -66,7 +82,7 @@ func (t *Text) Consume(f *Frame) error {
 		}
 	case codec.TypeMessageUpdate:
 		if t.opts.Follow && f.Check() == nil {
-			return t.update(f, lastDelta)
+			return t.update(f, lastDelta, deltaAt)
 		}
 	case codec.TypeMessageEnd:
 		return t.end(f)
@@ -84,7 +100,7 @@ func (t *Text) Close() error {
 	if t.opts.Follow {
 		return t.closeMessage()
 	}
-	if t.summary.Status != VerdictCompleted || t.final == nil {
+	if t.summary.Status != VerdictCompleted || !t.hasFinal {
 		return nil
 	}
 	return t.finish(t.final)
@@ -112,7 +128,7 @@ func (t *Text) closeMessage() error {
 	t.written = t.written[:0]
 	t.out.reset()
 	if cut {
-		return t.out.raw("\n")
+		return t.out.raw(lineBreak)
 	}
 	return nil
 }
@@ -121,50 +137,148 @@ func (t *Text) end(f *Frame) error {
 	if f.Check() != nil || !t.assistant(f) {
 		return nil
 	}
-	m, err := codec.ParseMessage(t.message(f))
-	if err != nil {
-		return nil // not a message we can read: the answer is whatever came before
+	msg := t.message(f)
+	if t.opts.Follow {
+		return t.finish(msg)
 	}
-	am, ok := m.(*codec.AssistantMessage)
-	if !ok {
-		return nil
+	if m, _ := t.read(msg); m != nil {
+		t.final, t.hasFinal = append(t.final[:0], msg...), true
 	}
-	t.final = am
-	if !t.opts.Follow {
-		return nil
-	}
-	return t.finish(am)
+	return nil // else not a message we can read: the answer is whatever came before
 }
 
-// finish writes what is left of each block of m, and the line break ending the message.
-func (t *Text) finish(m *codec.AssistantMessage) error {
+// textPlace is where the text of a content block is in its message: the last "text" and
+// "thinking" members of the block, which the decoder reads.
+type textPlace struct{ text, thinking codec.Member }
+
+// read decodes msg as codec.ParseMessage does, nil when that is not an assistant message.
+// The decoder is given msg with the texts of its blocks emptied (whatever a string says, it
+// decodes as a string), so that the texts, the bulk of a message, are neither parsed nor
+// copied: whole is false, and t.blocks says where they are in msg. When a key has an escape
+// the members as written may not be those the decoder reads: then it reads msg as it is,
+// and whole is true.
+func (t *Text) read(msg []byte) (m *codec.AssistantMessage, whole bool) {
+	t.blocks = t.blocks[:0]
+	plain := true // no key has an escape
+	var content codec.Member
+	codec.EachMember(msg, func(key []byte, member codec.Member) bool {
+		plain = plain && bytes.IndexByte(key, '\\') < 0
+		if string(key) == "content" {
+			content = member
+		}
+		return true
+	})
+	arr := content.Raw(msg)
+	codec.EachElem(arr, func(_ int, elem []byte) bool {
+		var b textPlace
+		if len(elem) > 0 && elem[0] == '{' {
+			at := content.ValStart + cap(arr) - cap(elem) // where elem starts in msg
+			codec.EachMember(elem, func(key []byte, member codec.Member) bool {
+				plain = plain && bytes.IndexByte(key, '\\') < 0
+				member.KeyStart, member.ValStart, member.ValEnd = member.KeyStart+at, member.ValStart+at, member.ValEnd+at
+				switch string(key) {
+				case "text":
+					b.text = member
+				case "thinking":
+					b.thinking = member
+				}
+				return true
+			})
+		}
+		t.blocks = append(t.blocks, b)
+		return plain
+	})
+	if !plain {
+		if decoded, err := codec.ParseMessage(msg); err == nil {
+			m, _ = decoded.(*codec.AssistantMessage)
+		}
+		return m, true
+	}
+	t.edits = t.edits[:0]
+	for _, b := range t.blocks {
+		first, second := b.text, b.thinking
+		if second.ValStart < first.ValStart {
+			first, second = second, first
+		}
+		t.edits = appendEmptied(appendEmptied(t.edits, msg, first), msg, second)
+	}
+	t.stripped = codec.Splice(t.stripped[:0], msg, t.edits...)
+	if t.lastStripped != nil && bytes.Equal(t.stripped, t.lastStripped) {
+		return t.lastRead, false
+	}
+	if decoded, err := codec.ParseMessage(t.stripped); err == nil {
+		m, _ = decoded.(*codec.AssistantMessage)
+	}
+	// Kept: what the decoder made holds no byte of t.stripped.
+	t.lastStripped, t.stripped, t.lastRead = t.stripped, t.lastStripped[:0], m
+	return m, false
+}
+
+// appendEmptied appends the edit that empties the body of m when m is a string of msg.
+func appendEmptied(edits []codec.Edit, msg []byte, m codec.Member) []codec.Edit {
+	if !m.Exists() || msg[m.ValStart] != '"' || m.ValEnd-m.ValStart == 2 {
+		return edits
+	}
+	return append(edits, codec.Edit{Start: m.ValStart + 1, End: m.ValEnd - 1})
+}
+
+// finish writes what is left of each text and thinking block of msg, an encoded assistant
+// message, and the line break ending the message. A message the codec cannot read is left
+// as it was streamed.
+func (t *Text) finish(msg []byte) error {
+	m, whole := t.read(msg)
+	if m == nil {
+		return nil
+	}
 	for i, c := range m.Content {
+		var err error
 		switch c := c.(type) {
 		case *codec.TextContent:
-			if err := t.complete(int64(i), false, c.Text); err != nil {
-				return err
+			if whole {
+				err = t.complete(int64(i), false, []byte(c.Text))
+			} else {
+				err = t.complete(int64(i), false, t.decode(t.blocks[i].text.Raw(msg)))
 			}
 		case *codec.ThinkingContent:
-			if err := t.complete(int64(i), true, c.Thinking); err != nil {
-				return err
+			if whole {
+				err = t.complete(int64(i), true, []byte(c.Thinking))
+			} else {
+				err = t.complete(int64(i), true, t.decode(t.blocks[i].thinking.Raw(msg)))
 			}
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return t.closeMessage()
 }
 
+// decode returns the text of raw, an encoded string (nothing for anything else): its body,
+// decoded into t.decoded when it has escapes.
+func (t *Text) decode(raw []byte) []byte {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return body
+	}
+	t.decoded = codec.AppendUnescaped(t.decoded[:0], body)
+	return t.decoded
+}
+
 // complete writes the part of block i's whole text not written yet.
-func (t *Text) complete(i int64, thinking bool, whole string) error {
+func (t *Text) complete(i int64, thinking bool, whole []byte) error {
 	if n := t.wrote(i); n < len(whole) {
 		return t.write(i, thinking, whole[n:])
 	}
 	return nil
 }
 
-func (t *Text) update(f *Frame, lastDelta lineID) error {
-	if f.repeatsDeltaOf(lastDelta) {
+func (t *Text) update(f *Frame, lastDelta lineID, deltaAt int) error {
+	if t.repeatsDelta(f, lastDelta, deltaAt) {
 		t.lastDelta = f.checkedLine()
-		return t.write(t.deltaIndex, t.deltaThinking, f.index.ChangedValue().View(f.Line()))
+		return t.write(t.deltaIndex, t.deltaThinking, t.decode(f.index.ChangedValue().Raw(f.Line())))
 	}
 	var m [4]codec.Member
 	f.members(updateKeys, m[:])
@@ -177,13 +291,30 @@ func (t *Text) update(f *Frame, lastDelta lineID) error {
 	switch typ := ev.typ(); typ {
 	case codec.UpdateTextDelta, codec.UpdateThinkingDelta:
 		t.lastDelta, t.deltaIndex, t.deltaThinking = f.checkedLine(), i, typ == codec.UpdateThinkingDelta
-		return t.write(i, t.deltaThinking, ev.view(evDelta))
+		return t.write(i, t.deltaThinking, t.decode(ev.get(evDelta)))
 	case codec.UpdateTextEnd:
-		return t.complete(i, false, ev.view(evContent))
+		return t.complete(i, false, t.decode(ev.get(evContent)))
 	case codec.UpdateThinkingEnd:
-		return t.complete(i, true, ev.view(evContent))
+		return t.complete(i, true, t.decode(ev.get(evContent)))
 	}
 	return nil
+}
+
+// repeatsDelta is f.repeatsDeltaOf(last), and sets t.deltaAt. When last itself repeated the
+// line before it but for the body of its delta, which starts at deltaAt, a line that repeats
+// last but for the body of the string starting there is known to repeat it in its delta: the
+// bytes before and after that body are those of a delta line, and only the body changed.
+func (t *Text) repeatsDelta(f *Frame, last lineID, deltaAt int) bool {
+	if deltaAt > 0 && f.checkedLine() == (lineID{last.frame, last.n + 1}) && f.index.Repeats() &&
+		f.index.ChangedValue().ValStart == deltaAt {
+		t.deltaAt = deltaAt
+		return true
+	}
+	if !f.repeatsDeltaOf(last) {
+		return false
+	}
+	t.deltaAt = f.index.ChangedValue().ValStart
+	return true
 }
 
 func (t *Text) wrote(i int64) int {
@@ -193,8 +324,8 @@ func (t *Text) wrote(i int64) int {
 	return t.written[i]
 }
 
-func (t *Text) write(i int64, thinking bool, s string) error {
-	if s == "" || (thinking && !t.opts.Thinking) || i < 0 {
+func (t *Text) write(i int64, thinking bool, s []byte) error {
+	if len(s) == 0 || (thinking && !t.opts.Thinking) || i < 0 {
 		return nil
 	}
 	for int64(len(t.written)) <= i {
@@ -210,16 +341,13 @@ type blockWriter struct {
 	any          bool  // something was written for this message
 	last         int64 // the block written last
 	lastThinking bool
-	// scratch holds what raw writes, reused: io.WriteString would allocate a copy of every
-	// delta for a writer without WriteString, such as the filters' LineWriter.
-	scratch []byte
 }
 
 func (b *blockWriter) reset() { b.any, b.last, b.lastThinking = false, -1, false }
 
-func (b *blockWriter) block(i int64, thinking bool, s string) error {
+func (b *blockWriter) block(i int64, thinking bool, s []byte) error {
 	if b.any && i != b.last && (thinking || b.lastThinking) {
-		if err := b.raw("\n\n"); err != nil {
+		if err := b.raw(blankLine); err != nil {
 			return err
 		}
 	}
@@ -227,8 +355,9 @@ func (b *blockWriter) block(i int64, thinking bool, s string) error {
 	return b.raw(s)
 }
 
-func (b *blockWriter) raw(s string) error {
-	b.scratch = append(b.scratch[:0], s...)
-	_, err := b.w.Write(b.scratch)
+var lineBreak, blankLine = []byte("\n"), []byte("\n\n")
+
+func (b *blockWriter) raw(p []byte) error {
+	_, err := b.w.Write(p)
 	return err
 }

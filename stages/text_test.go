@@ -3,6 +3,7 @@ package stages_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -247,4 +248,171 @@ func TestTextFollowEndsCutMessages(t *testing.T) {
 	if out != "cut\nagain\n" || failure != "failed: the stream ended inside an agent run (no agent_end)" {
 		t.Fatalf("got %q, failure %q", out, failure)
 	}
+}
+
+// The texts of deltas and of the final message, read as a stream (where the reader finds the
+// next delta of a block to repeat the line before) and one frame a line (where it finds
+// none): escapes decoded, a block completed from its end by what its decoded text has beyond
+// what was written, the same message again with other texts, keys with escapes and
+// duplicate keys read as the decoder reads them, a message the codec cannot read left as
+// it was streamed.
+func TestTextOfEscapesRepeatsAndOddMessages(t *testing.T) {
+	update := func(ev string) string {
+		return `{"type":"message_update","messageId":1,"assistantMessageEvent":` + ev + `}`
+	}
+	delta := func(typ string, i int, body string) string {
+		return update(`{"type":"` + typ + `_delta","contentIndex":` + fmt.Sprint(i) + `,"delta":"` + body + `"}`)
+	}
+	start := `{"type":"message_start","messageId":1,"message":{"role":"assistant","content":[]}}`
+	end := func(content string) string {
+		return `{"type":"message_end","messageId":1,"message":{"role":"assistant","content":[` + content + `],"api":"a","provider":"p","model":"m",` +
+			`"usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},` +
+			`"stopReason":"stop","timestamp":1}}`
+	}
+	ls := []string{`{"type":"agent_start"}`, start, update(`{"type":"thinking_start","contentIndex":0}`),
+		delta("thinking", 0, "Let"), delta("thinking", 0, ` me\n`), delta("thinking", 0, ` think \u00e9`),
+		update(`{"type":"text_start","contentIndex":1}`)}
+	var streamed strings.Builder
+	for _, b := range []struct{ body, text string }{
+		{"A", "A"}, {`\"q\"`, `"q"`}, {`\\`, `\`}, {`\ud83d\ude00`, "😀"}, {`\u00e9`, "é"}, {`\n`, "\n"},
+		{"plain", "plain"}, {`tab\t`, "tab\t"}, {`\ud800`, "\uFFFD"}, {`\/`, "/"}, {"", ""}, {"é", "é"},
+	} {
+		ls = append(ls, delta("text", 1, b.body))
+		streamed.WriteString(b.text)
+	}
+	// The end spells the same text otherwise and has more: the rest is what its decoded text
+	// has beyond what the deltas wrote. Block 2 never streamed.
+	ls = append(ls, end(`{"type":"thinking","thinking":"Let me\n think é."},{"type":"text","text":"`+
+		`A\"q\"\\😀\u00e9\nplaintab\t\ud800/é\u0020end\u00e9"},{"type":"text","text":"Bye\\"}`))
+	want := "Let me\n think é\n\n" + streamed.String() + "\n\n.\n\n endéBye\\\n"
+	// The same message again but for its texts: the second end's texts are read.
+	for _, more := range []string{"y", "yz"} {
+		ls = append(ls, start, update(`{"type":"text_start","contentIndex":0}`), delta("text", 0, "x"),
+			end(`{"type":"text","text":"x`+more+`"}`))
+		want += "x" + more + "\n"
+	}
+	// A key with an escape, duplicate keys, a member of the other kind: the decoder's member.
+	ls = append(ls, start, end(`{"type":"text","t\u0065xt":"Esc"},{"type":"text","text":"first","text":"second"}`),
+		start, end(`{"type":"thinking","thinking":"T","text":"not this"}`))
+	want += "Escsecond\nT\n"
+	// A message the codec cannot read (usage not an object): no completion; the line ends
+	// when the next message starts.
+	ls = append(ls, start, delta("text", 0, "partial"),
+		strings.Replace(end(`{"type":"text","text":"partial and more"}`), `"usage":{`, `"usage":"bad","u":{`, 1),
+		start, delta("text", 0, "next"), end(`{"type":"text","text":"next"}`), `{"type":"agent_end","messages":[]}`)
+	want += "partial\nnext\n"
+
+	in := lineList(ls...)
+	opts := stages.TextOptions{Follow: true, Thinking: true}
+	if got, failure := text(t, []byte(in), opts); got != want || failure != "" {
+		t.Errorf("as a stream: got %q (%s)\nwant %q", got, failure, want)
+	}
+	var apart bytes.Buffer
+	st := stages.NewText(&apart, opts)
+	for i, l := range ls {
+		if err := st.Consume(stages.LineFrame([]byte(l), i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if apart.String() != want {
+		t.Errorf("line by line: got %q\nwant %q", apart.String(), want)
+	}
+	// Without Follow: the last message read.
+	if got, failure := text(t, []byte(in), stages.TextOptions{}); got != "next\n" || failure != "" {
+		t.Errorf("final answer: got %q (%s)", got, failure)
+	}
+}
+
+// --follow allocates nothing for a delta, of either kind, escaped or not: a stream of many
+// deltas costs what a stream of few does.
+func TestTextFollowAllocatesNothingPerDelta(t *testing.T) {
+	stream := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"type":"agent_start"}` + "\n" + `{"type":"message_start","messageId":1,"message":{"role":"assistant","content":[]}}` + "\n")
+		for i := range n {
+			kind, body := "text", fmt.Sprintf("%04d ", i)
+			switch i % 4 {
+			case 1:
+				body += `\"\u00e9\n`
+			case 2:
+				kind = "thinking"
+			}
+			fmt.Fprintf(&b, `{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"%s_delta","contentIndex":%d,"delta":"%s"}}`+"\n",
+				kind, i/100%3, body)
+		}
+		return []byte(b.String())
+	}
+	allocs := func(in []byte) float64 {
+		return testing.AllocsPerRun(5, func() {
+			st := stages.NewText(io.Discard, stages.TextOptions{Follow: true, Thinking: true})
+			if _, err := stages.RunSink([]stages.Input{{Reader: bytes.NewReader(in)}}, codec.NewBatchWriter(io.Discard), st, stages.RunOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	few, many := allocs(stream(1000)), allocs(stream(20000))
+	if many > few {
+		t.Errorf("%v allocations for 1000 deltas, %v for 20000", few, many)
+	}
+}
+
+// FuzzTextOfMessage: --follow writes of a message_end, with nothing streamed before it, the
+// text and thinking blocks of the message as the codec decodes it whole (a blank line
+// between a thinking block and its neighbours, a line break after), or nothing when the
+// codec cannot read it as an assistant message.
+func FuzzTextOfMessage(f *testing.F) {
+	for _, in := range referenceStreams(f) {
+		for _, l := range lines(in) {
+			if codec.CheckObject(l) == nil && codec.LineType(l) == "message_end" {
+				f.Add(codec.Find(l, "message").Raw(l))
+			}
+		}
+	}
+	for _, m := range []string{
+		`{"role":"assistant","content":[{"type":"text","t\u0065xt":"E"},{"type":"thinking","thinking":"T","text":"x"}]}`,
+		`{"role":"assistant","content":[{"type":"text","text":"a\"\u00e9\ud83d\ude00","text":"b\\"},{"type":"text","text":null}],"content":[{"type":"text","text":"c"}]}`,
+		`{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":"bad"}`,
+		`{"role":"assistant","content":[{"type":"text","text":7}]}`,
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"t"},1]}`,
+		`{"role":"assistant","cont\u0065nt":[{"type":"text","text":"k"}],"content":null}`,
+	} {
+		f.Add([]byte(m))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		if codec.CheckObject(msg) != nil {
+			return
+		}
+		line := []byte(`{"type":"message_end","message":` + string(msg) + `}`)
+		got, _ := text(t, append(line, '\n'), stages.TextOptions{Follow: true, Thinking: true})
+		want := ""
+		decoded, err := codec.ParseMessage(msg)
+		if m, ok := decoded.(*codec.AssistantMessage); err == nil && ok && codec.Find(msg, "role").Str(msg) == "assistant" {
+			lastThinking := false
+			for _, c := range m.Content {
+				s, thinking := "", false
+				switch c := c.(type) {
+				case *codec.TextContent:
+					s = c.Text
+				case *codec.ThinkingContent:
+					s, thinking = c.Thinking, true
+				}
+				if s == "" {
+					continue
+				}
+				if want != "" && (thinking || lastThinking) {
+					want += "\n\n"
+				}
+				want, lastThinking = want+s, thinking
+			}
+			if want != "" {
+				want += "\n"
+			}
+		}
+		if got != want {
+			t.Fatalf("message %s: got %q, want %q", msg, got, want)
+		}
+	})
 }
