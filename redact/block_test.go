@@ -26,7 +26,8 @@ func TestBlockRemembersItsText(t *testing.T) {
 			b.Start(w, false)
 			var released []byte
 			for at := 0; at < len(text); at += step {
-				released = append(released, b.Push([]byte(text[at:min(len(text), at+step)]))...)
+				out, _ := b.Push([]byte(text[at:min(len(text), at+step)]))
+				released = append(released, out...)
 			}
 			released = append(released, b.Finish()...)
 			want := r.RedactString(text)

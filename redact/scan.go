@@ -215,11 +215,17 @@ type span struct {
 // returns the spans to drop and cut: w[base:cut] is final and may be released, w[cut:] must
 // be held back until more text arrives. With atEOF, cut is len(w).
 func (r *Redactor) scan(w []byte, base int, atEOF bool, st *scanState, spans []span) ([]span, int) {
-	if st.mode == modeNormal && !st.judgingWhole() && r.nextCandidate(w, base) == len(w) &&
-		!r.literalFrom(w, base) && !r.patternFrom(w, base) {
+	if r.quiet(w, base, st) {
 		return spans, len(w) // no rule can start in the text: most pieces of a stream
 	}
 	return r.scanAll(w, base, atEOF, st, spans)
+}
+
+// quiet reports that no rule can start in w[base:], w[:base] being its context, in state
+// st: the scan of it redacts nothing and holds nothing back.
+func (r *Redactor) quiet(w []byte, base int, st *scanState) bool {
+	return st.mode == modeNormal && !st.judgingWhole() && r.nextCandidate(w, base) == len(w) &&
+		!r.literalFrom(w, base) && !r.patternFrom(w, base)
 }
 
 // scanAll is scan, trying every rule where it may start.
@@ -609,6 +615,16 @@ func (s *textStream) held() []byte { return s.buf[s.base:] }
 func (s *textStream) reset(kind int) {
 	s.st = scanState{keyValue: kind}
 	s.buf, s.base = s.buf[:0], 0
+}
+
+// resume makes the buffer of a stream that holds nothing back anew, with context as the
+// text before what comes next.
+func (s *textStream) resume(context []byte) {
+	if cap(s.buf) == 0 {
+		s.buf = make([]byte, 0, compactAfter+2*lookBehind)
+	}
+	s.buf = append(s.buf[:0], context...)
+	s.base = len(s.buf)
 }
 
 // push adds text and returns the spans to drop within w[base:cut], where w is the buffer

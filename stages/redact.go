@@ -22,6 +22,7 @@ import (
 type Redact struct {
 	r      *redact.Redactor
 	blocks []*redactBlock
+	spare  []*redactBlock // blocks done with, started again for later blocks with their buffers
 	js     *redact.Walker
 	args   []byte
 
@@ -29,7 +30,7 @@ type Redact struct {
 	// form of the last update, its messageId and its redacted snapshot.
 	full     bool
 	lastID   []byte
-	idBuf    []byte // holds lastID (unless it is clean.id), reused
+	idBuf    []byte // holds lastID, reused
 	out      []byte // the line written last, valid until the next Push
 	lastSnap []byte
 
@@ -47,11 +48,7 @@ type Redact struct {
 // need not be found.
 type cleanDelta struct {
 	line  lineID
-	typ   string // the update's type (a delta type), its block's kind and index
-	kind  int
-	index int64
-	id    []byte // the raw messageId, when hasID
-	hasID bool
+	block *redactBlock // the update's block, s.blocks[its contentIndex]
 }
 
 // NewRedact returns the stage, redacting with r.
@@ -72,7 +69,13 @@ type redactBlock struct {
 	ended  bool
 	stream redact.Block
 	final  []byte // a finished tool call's redacted arguments
+	// lent: the text released went into a typed event as a string, which must not change;
+	// the block's buffers are not used again.
+	lent bool
 }
+
+// maxSpareText bounds the released text whose buffer a block done with keeps for the next.
+const maxSpareText = 1 << 20
 
 func blockKind(updateType string) int {
 	switch {
@@ -108,11 +111,42 @@ func (s *Redact) block(idx int64, typ string) *redactBlock {
 	}
 	b := s.blocks[idx]
 	if b == nil || b.kind != kind || strings.HasSuffix(typ, "_start") {
-		b = &redactBlock{kind: kind}
-		b.stream.Start(s.js, kind == blockToolCall)
+		s.retire(b)
+		b = s.newBlock(kind)
 		s.blocks[idx] = b
 	}
 	return b
+}
+
+// newBlock starts a block of a kind, on the buffers of one done with when there is one: a
+// stream of messages allocates nothing for their blocks once the first few had theirs.
+func (s *Redact) newBlock(kind int) *redactBlock {
+	var b *redactBlock
+	if n := len(s.spare); n > 0 {
+		b, s.spare = s.spare[n-1], s.spare[:n-1]
+		b.kind, b.ended, b.final = kind, false, nil
+	} else {
+		b = &redactBlock{kind: kind}
+	}
+	b.stream.Start(s.js, kind == blockToolCall)
+	return b
+}
+
+// retire keeps a block done with (nil: none) for newBlock, unless its text was lent or is
+// long.
+func (s *Redact) retire(b *redactBlock) {
+	if b != nil && !b.lent && cap(b.stream.Released()) <= maxSpareText {
+		s.spare = append(s.spare, b)
+	}
+}
+
+// dropBlocks forgets every block, at the start and end of an assistant message.
+func (s *Redact) dropBlocks() {
+	for i, b := range s.blocks {
+		s.retire(b)
+		s.blocks[i] = nil
+	}
+	s.blocks = s.blocks[:0]
 }
 
 // finish ends a block and returns the tail it held.
@@ -162,7 +196,7 @@ func (s *Redact) Push(f *Frame, emit Emit) error {
 					return err
 				}
 			}
-			s.blocks = s.blocks[:0]
+			s.dropBlocks()
 		}
 	}
 	return s.generic(f, emit)
@@ -227,28 +261,17 @@ func syntheticDelta(kind, idx int, tail, id, snap []byte) []byte {
 	return append(out, '}', '}')
 }
 
-// deltaAgain redacts a line that is s.clean's line but for the text of its delta.
+// deltaAgain redacts a line that is s.clean's line but for the text of its delta: the
+// next delta of the block that line's delta went to.
 func (s *Redact) deltaAgain(f *Frame, emit Emit) error {
 	c := &s.clean
 	c.line = f.checkedLine() // clean around its delta too, whatever its delta becomes
 	line := f.Line()
 	delta := f.index.ChangedValue()
 	ds, de := delta.ValStart, delta.ValEnd
-	// What block(c.index, c.typ) returns for a delta: the block there when of its kind.
-	var b *redactBlock
-	if c.index < int64(len(s.blocks)) {
-		b = s.blocks[c.index]
-	}
-	if b == nil || b.kind != c.kind {
-		b = s.block(c.index, c.typ)
-	}
-	deltaText := s.pushDelta(b, line, ds, de)
-	s.full = false
-	s.lastID = nil
-	if c.hasID {
-		s.lastID = c.id // update, which changes c.id, sets lastID anew after it
-	}
-	if bytes.Equal(deltaText, line[ds:de]) {
+	// s.full and s.lastID stay as c's line left them: a delta-form update, with the same id.
+	deltaText, same := s.pushDelta(c.block, line, ds, de)
+	if same {
 		return emit(f)
 	}
 	s.out = append(append(append(s.out[:0], line[:ds]...), deltaText...), line[de:]...)
@@ -256,14 +279,14 @@ func (s *Redact) deltaAgain(f *Frame, emit Emit) error {
 }
 
 // pushDelta runs the delta whose string is raw[start:end] through block b, and returns the
-// string's new encoding: raw's own when the delta released is the delta as it came.
-func (s *Redact) pushDelta(b *redactBlock, raw []byte, start, end int) []byte {
-	dec := s.js.Decoded(raw, start, end)
-	if out := b.stream.Push(dec); !bytes.Equal(out, dec) {
+// string's new encoding, and whether that is raw's own (the delta released is the delta as
+// it came).
+func (s *Redact) pushDelta(b *redactBlock, raw []byte, start, end int) ([]byte, bool) {
+	if out, asCame := b.stream.Push(s.js.Decoded(raw, start, end)); !asCame {
 		s.deltaEnc = codec.AppendString(s.deltaEnc[:0], codec.UnsafeString(out))
-		return s.deltaEnc
+		return s.deltaEnc, false
 	}
-	return raw[start:end]
+	return raw[start:end], true
 }
 
 // generic redacts every string of the frame's line.
@@ -331,13 +354,13 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 	b := s.block(ev.index(), typ)
 
 	// The block's transition first: a snapshot shows the state after it.
-	var deltaText []byte // the delta's new encoding, when it changed
+	var deltaText []byte // the delta's encoding, as it came or redacted
 	var tail []byte
 	if b != nil {
 		switch typ {
 		case codec.UpdateTextDelta, codec.UpdateThinkingDelta, codec.UpdateToolCallDelta:
 			if d := ev.member(evDelta); d.Exists() && ev.raw[d.ValStart] == '"' {
-				deltaText = s.pushDelta(b, ev.raw, d.ValStart, d.ValEnd)
+				deltaText, _ = s.pushDelta(b, ev.raw, d.ValStart, d.ValEnd)
 			}
 		case codec.UpdateToolCallEnd:
 			if tc := ev.member(evToolCall); tc.Exists() {
@@ -395,9 +418,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		return 0, false
 	})
 	if n := len(s.js.Edits()); deltaWalked && !msg.Exists() && !ev.has(evPartial) && (n == 0 || n == 1 && deltaEdited) {
-		s.clean.line = f.checkedLine()
-		s.clean.typ, s.clean.kind, s.clean.index = typ, b.kind, ev.index()
-		s.clean.id, s.clean.hasID = append(s.clean.id[:0], idM.Raw(line)...), idM.Exists()
+		s.clean.line, s.clean.block = f.checkedLine(), b
 	}
 	out := line
 	if len(s.js.Edits()) > 0 {
@@ -575,7 +596,7 @@ func (s *Redact) typedUpdate(e *codec.MessageUpdate, emit Emit) error {
 				u.ToolCall = &codec.ToolCall{ID: s.r.RedactString(u.ToolCall.ID), Name: s.r.RedactString(u.ToolCall.Name)}
 			}
 		case codec.UpdateTextDelta, codec.UpdateThinkingDelta, codec.UpdateToolCallDelta:
-			if out := b.stream.Push([]byte(u.Delta)); string(out) != u.Delta {
+			if out, asCame := b.stream.Push([]byte(u.Delta)); !asCame {
 				u.Delta = string(out)
 			}
 		case codec.UpdateTextEnd, codec.UpdateThinkingEnd:
@@ -647,6 +668,9 @@ func (s *Redact) typedSnapshot(m *codec.AssistantMessage) *codec.AssistantMessag
 		var blk *redactBlock
 		if i < len(s.blocks) {
 			blk = s.blocks[i]
+		}
+		if blk != nil {
+			blk.lent = true // its text goes into the snapshot as a string
 		}
 		switch x := block.(type) {
 		case *codec.TextContent:
