@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand"
 	"strings"
 	"testing"
@@ -490,4 +491,27 @@ func TestRedactAuthorizationMember(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	checkRedactedRun(t, r, []genBlock{{kind: "text", chunks: []string{"ok"}}, {kind: "toolCall", chunks: chunk(in, nil)}}, "ZGVwbG95OlMzY3JldC1wYXNzITc3")
+}
+
+// passOn is a stage that passes every frame on: what Run itself allocates.
+type passOn struct{}
+
+func (passOn) Push(f *stages.Frame, emit stages.Emit) error { return emit(f) }
+func (passOn) Flush(stages.Emit) error                      { return nil }
+
+// Once its first messages are through, the stage allocates nothing over a stream in the
+// delta form: not per delta, and not per message (its blocks start again on the buffers of
+// the blocks before). A run of f_long (two thousand text deltas and the events around them)
+// through a stage that has seen two costs it exactly what it costs a stage that passes every
+// line on.
+func TestRedactAllocatesNothingOverADeltaStream(t *testing.T) {
+	run := forms(t)["delta"][1]
+	st := newRedact(t, redact.Options{})
+	runBytes(t, st, repeated(t, "delta", 2), io.Discard)
+	allocs := func(st stages.Stage) float64 {
+		return testing.AllocsPerRun(5, func() { runBytes(t, st, run, io.Discard) })
+	}
+	if got, want := allocs(st), allocs(passOn{}); got != want {
+		t.Errorf("a run of f_long in the delta form: %.1f allocations, %.1f of them Run's own", got, want)
+	}
 }
