@@ -21,7 +21,9 @@ type Block struct {
 	// stream. A piece is then scanned in place at the end of what was released, which is
 	// its context, and when no rule can start in it, it is released as it came, without
 	// going through the stream's buffer: that buffer is stale while the block is quiet,
-	// and is made again from the text released when a piece needs the full scan.
+	// and is made again from the text released when a piece needs the full scan. (The
+	// scanner's state does not change over such a piece: a block's text is no member's
+	// value, so the state's started, which only the judging of a value reads, is not kept.)
 	quiet bool
 
 	// The length of the text received, its hash, and the rules that redacted it: a
@@ -64,8 +66,7 @@ func (b *Block) Push(delta []byte) (out []byte, asCame bool) {
 	b.n += len(delta)
 	if b.quiet {
 		b.released = append(b.released, delta...)
-		if st := &b.text.st; b.w.r.quiet(b.released, before, st) {
-			st.started = st.started || len(delta) > 0
+		if b.w.r.quietFrom(b.released, before, &b.w.r.candidates) {
 			return b.released[before:], true
 		}
 		b.released = b.released[:before]
@@ -74,6 +75,27 @@ func (b *Block) Push(delta []byte) (out []byte, asCame bool) {
 	b.released = b.pushText(delta, false)
 	out = b.released[before:]
 	return out, bytes.Equal(out, delta)
+}
+
+// PushString is Push for a delta given as the JSON string raw[start:end] (quotes included,
+// valid): it returns what the block releases, decoded, or, when that is the delta as it
+// came (raw's own bytes encode it), nil and true. A quiet block finds an escape as it
+// crosses the string's body, so that a body without one is not decoded.
+func (b *Block) PushString(raw []byte, start, end int) (out []byte, asCame bool) {
+	if b.quiet {
+		before := len(b.released)
+		b.released = append(b.released, raw[start+1:end-1]...)
+		if b.w.r.quietFrom(b.released, before, &b.w.r.rawCandidates) {
+			b.n += len(b.released) - before
+			return nil, true
+		}
+		b.released = b.released[:before]
+	}
+	out, asCame = b.Push(b.w.Decoded(raw, start, end))
+	if asCame {
+		return nil, true
+	}
+	return out, false
 }
 
 // wake ends quiet: the stream's buffer is made again, the context the scanner may read

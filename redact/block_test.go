@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/redact/redacttest"
 )
 
@@ -51,7 +53,8 @@ func TestBlockRemembersItsText(t *testing.T) {
 
 // A block releases, piece by piece, what a plain stream releases (the stream's buffer kept
 // all along, every piece scanned in it), though a quiet block scans its pieces where it
-// released them and makes its buffer again only for a piece that needs the full scan; and it
+// released them and makes its buffer again only for a piece that needs the full scan, and
+// takes a piece given as a JSON string without decoding it when it has no escape; and it
 // tells a piece released as it came. One block goes through every text, started again for
 // each, as a stage's blocks are.
 func TestBlockReleasesWhatItsStreamReleases(t *testing.T) {
@@ -79,7 +82,19 @@ func TestBlockReleasesWhatItsStreamReleases(t *testing.T) {
 				next := min(len(text), at+1+rnd.IntN(12))
 				piece := []byte(text[at:next])
 				want := ts.pushText(r, nil, piece, false)
-				got, asCame := b.Push(piece)
+				var got []byte
+				var asCame bool
+				if rnd.IntN(2) == 0 || !utf8.Valid(piece) { // a JSON string holds whole characters
+					got, asCame = b.Push(piece)
+				} else {
+					enc := codec.AppendString([]byte("xx"), string(piece))
+					if got, asCame = b.PushString(append(enc, "yy"...), 2, len(enc)); asCame {
+						if got != nil {
+							t.Fatalf("%q, piece %q at %d: released as it came, and %q", text, piece, at, got)
+						}
+						got = piece
+					}
+				}
 				if string(got) != string(want) || asCame != bytes.Equal(want, piece) {
 					t.Fatalf("%q, piece %q at %d: block released %q (as it came: %v), the stream %q",
 						text, piece, at, got, asCame, want)

@@ -270,11 +270,12 @@ func (s *Redact) deltaAgain(f *Frame, emit Emit) error {
 	delta := f.index.ChangedValue()
 	ds, de := delta.ValStart, delta.ValEnd
 	// s.full and s.lastID stay as c's line left them: a delta-form update, with the same id.
-	deltaText, same := s.pushDelta(c.block, line, ds, de)
-	if same {
+	out, asCame := c.block.stream.PushString(line, ds, de)
+	if asCame {
 		return emit(f)
 	}
-	s.out = append(append(append(s.out[:0], line[:ds]...), deltaText...), line[de:]...)
+	s.deltaEnc = codec.AppendString(s.deltaEnc[:0], codec.UnsafeString(out))
+	s.out = append(append(append(s.out[:0], line[:ds]...), s.deltaEnc...), line[de:]...)
 	return emit(f.Edited(s.out))
 }
 
@@ -282,7 +283,7 @@ func (s *Redact) deltaAgain(f *Frame, emit Emit) error {
 // string's new encoding, and whether that is raw's own (the delta released is the delta as
 // it came).
 func (s *Redact) pushDelta(b *redactBlock, raw []byte, start, end int) ([]byte, bool) {
-	if out, asCame := b.stream.Push(s.js.Decoded(raw, start, end)); !asCame {
+	if out, asCame := b.stream.PushString(raw, start, end); !asCame {
 		s.deltaEnc = codec.AppendString(s.deltaEnc[:0], codec.UnsafeString(out))
 		return s.deltaEnc, false
 	}
