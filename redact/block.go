@@ -25,6 +25,9 @@ type Block struct {
 	// scanner's state does not change over such a piece: a block's text is no member's
 	// value, so the state's started, which only the judging of a value reads, is not kept.)
 	quiet bool
+	// plain: the text released holds no quote and no backslash, so that a JSON string
+	// holds it as it is (Plain).
+	plain bool
 
 	// The length of the text received, its hash, and the rules that redacted it: a
 	// finished text's redaction is remembered, in the walker's cache, for the events
@@ -45,7 +48,7 @@ func (b *Block) Start(w *Walker, args bool) {
 	b.released, b.n, b.rules = b.released[:0], 0, b.rules[:0]
 	b.text.reset(kindNone)
 	b.argSrc.reset()
-	b.quiet = !args
+	b.quiet, b.plain = !args, !args
 	b.hash.SetSeed(w.cache.seed)
 	b.hashing = false
 }
@@ -53,6 +56,19 @@ func (b *Block) Start(w *Walker, args bool) {
 // Released is what the block released so far: the text (decoded), or the arguments'
 // source. It only grows until the block is started again.
 func (b *Block) Released() []byte { return b.released }
+
+// Plain reports that the block is a text whose released text holds no quote and no
+// backslash: the body of a JSON string that starts with a quote, holds that text and then
+// a quote is that text, and ends there.
+func (b *Block) Plain() bool { return b.plain }
+
+// notePlain keeps plain for text released from before on.
+func (b *Block) notePlain(before int) {
+	if b.plain {
+		more := b.released[before:]
+		b.plain = bytes.IndexByte(more, '"') < 0 && bytes.IndexByte(more, '\\') < 0
+	}
+}
 
 // Push runs a delta through the block and returns what it releases, and whether that is
 // the delta itself, byte for byte (out is then the block's copy of it).
@@ -67,12 +83,14 @@ func (b *Block) Push(delta []byte) (out []byte, asCame bool) {
 	if b.quiet {
 		b.released = append(b.released, delta...)
 		if b.w.r.quietFrom(b.released, before, &b.w.r.candidates) {
+			b.notePlain(before)
 			return b.released[before:], true
 		}
 		b.released = b.released[:before]
 		b.wake()
 	}
 	b.released = b.pushText(delta, false)
+	b.notePlain(before)
 	out = b.released[before:]
 	return out, bytes.Equal(out, delta)
 }
@@ -86,6 +104,8 @@ func (b *Block) PushString(raw []byte, start, end int) (out []byte, asCame bool)
 		before := len(b.released)
 		b.released = append(b.released, raw[start+1:end-1]...)
 		if b.w.r.quietFrom(b.released, before, &b.w.r.rawCandidates) {
+			// A valid string's body holds no bare quote, and this one no escape: plain
+			// stays as it was.
 			b.n += len(b.released) - before
 			return nil, true
 		}
@@ -136,6 +156,7 @@ func (b *Block) Finish() []byte {
 			b.wake()
 		}
 		b.released = b.pushText(nil, true)
+		b.notePlain(before)
 		if b.n >= minCached {
 			// The events that repeat the whole text (its *_end, the final messages) find
 			// its redaction here instead of scanning it again.

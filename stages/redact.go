@@ -37,6 +37,10 @@ type Redact struct {
 	// The parts of a snapshot around its content last found to need no redaction.
 	cleanPrefix, cleanSuffix []byte
 
+	// unique: the line walked is known to have no object with a key twice (Frame's
+	// unambiguous), so that the first member of a name is the one read.
+	unique bool
+
 	clean    cleanDelta
 	deltaEnc []byte // a redacted delta's encoding, reused
 }
@@ -229,6 +233,7 @@ func (s *Redact) finishOpen(id []byte, emit Emit) error {
 // snapshotOf returns the snapshot raw with its blocks as released now.
 func (s *Redact) snapshotOf(raw []byte) []byte {
 	s.js.Reset()
+	s.unique = false
 	s.snapshot(raw, 0)
 	if len(s.js.Edits()) == 0 {
 		return raw
@@ -379,6 +384,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 
 	base := ame.ValStart
 	s.js.Reset()
+	s.unique = f.unambiguous()
 	deltaWalked, deltaEdited := false, false
 	s.js.Object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
 		switch {
@@ -509,6 +515,23 @@ func (s *Redact) snapshot(b []byte, vs int) int {
 	return end
 }
 
+// find is codec.Find, which crosses every member for a later one of the same name, but
+// stops at the first when the line is known to have none (s.unique).
+func (s *Redact) find(obj []byte, key string) codec.Member {
+	if !s.unique {
+		return codec.Find(obj, key)
+	}
+	found := codec.Member{}
+	codec.EachMember(obj, func(k []byte, m codec.Member) bool {
+		if string(k) == key {
+			found = m
+			return false
+		}
+		return true
+	})
+	return found
+}
+
 // objectEnd returns the end of the object whose members continue at i (after a value).
 func objectEnd(b []byte, i int) int {
 	for {
@@ -531,7 +554,7 @@ func (s *Redact) content(b []byte, cs int) int {
 		}
 		blk := s.blocks[n]
 		field := ""
-		switch codec.Find(b[evs:], "type").View(b[evs:]) {
+		switch s.find(b[evs:], "type").View(b[evs:]) {
 		case "text":
 			if blk.kind == blockText {
 				field = "text"
@@ -561,8 +584,16 @@ func (s *Redact) content(b []byte, cs int) int {
 // returns the value's end.
 func (s *Redact) blockValue(b []byte, vs int, blk *redactBlock) int {
 	j := s.js
-	ve := codec.SkipValue(b, vs)
 	released := blk.stream.Released()
+	if blk.stream.Plain() {
+		// The text as released, found without crossing it twice (to its end, then for an
+		// escape) before comparing it.
+		if end := vs + len(released) + 2; end <= len(b) && b[vs] == '"' && b[end-1] == '"' &&
+			bytes.Equal(b[vs+1:end-1], released) {
+			return end
+		}
+	}
+	ve := codec.SkipValue(b, vs)
 	if blk.kind != blockToolCall {
 		if b[vs] != '"' {
 			return j.Value(b, vs)
