@@ -355,7 +355,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 	if !ame.Exists() || line[ame.ValStart] != '{' {
 		return s.generic(f, emit)
 	}
-	ev := parseNestedEvent(ame.Raw(line))
+	ev := s.nestedEvent(ame.Raw(line))
 	typ := ev.typ()
 	b := s.block(ev.index(), typ)
 
@@ -490,16 +490,15 @@ func (s *Redact) snapshotAt(b []byte, vs int) int {
 // is walked.
 func (s *Redact) snapshot(b []byte, vs int) int {
 	j := s.js
-	content := codec.Find(b[vs:], "content")
-	cs, ce := vs+content.ValStart, vs+content.ValEnd
-	if content.Exists() && b[cs] == '[' && s.cleanPrefix != nil && bytes.Equal(b[vs:cs], s.cleanPrefix) {
-		if end := objectEnd(b, ce); bytes.Equal(b[ce:end], s.cleanSuffix) {
-			s.content(b, cs)
-			return end
-		}
+	end, content := s.crossSnapshot(b, vs)
+	cs, ce := content.ValStart, content.ValEnd
+	if content.Exists() && b[cs] == '[' && s.cleanPrefix != nil && bytes.Equal(b[vs:cs], s.cleanPrefix) &&
+		bytes.Equal(b[ce:end], s.cleanSuffix) {
+		s.content(b, cs)
+		return end
 	}
 	mark, contentEdits := len(j.Edits()), 0
-	end := j.Object(b, vs, func(key []byte, cvs int) (int, bool) {
+	end = j.Object(b, vs, func(key []byte, cvs int) (int, bool) {
 		if string(key) != "content" || b[cvs] != '[' {
 			return 0, false
 		}
@@ -532,17 +531,113 @@ func (s *Redact) find(obj []byte, key string) codec.Member {
 	return found
 }
 
-// objectEnd returns the end of the object whose members continue at i (after a value).
-func objectEnd(b []byte, i int) int {
-	for {
-		i = codec.SkipSpace(b, i)
-		if i >= len(b) || b[i] != ',' {
-			return min(len(b), i+1)
-		}
-		i = codec.SkipString(b, codec.SkipSpace(b, i+1)+1)
-		i = codec.SkipSpace(b, codec.SkipSpace(b, i)+1)
-		i = codec.SkipValue(b, i)
+// A full-form line is mostly its blocks' texts, twice (the snapshots in partial and
+// message). Finding a member after a text crosses it to its end, looking at every byte; a
+// text that is what a streamed block released, which then holds no quote and no backslash
+// (Block.Plain), is crossed by comparing it with that text instead.
+
+// knownString returns the end of the string at vs of b when it is the JSON string of plain
+// (Block.Plain), or 0: it opens with a quote, holds plain, and closes right after it.
+func knownString(b []byte, vs int, plain []byte) int {
+	if end := vs + len(plain) + 2; end <= len(b) && b[vs] == '"' && b[end-1] == '"' &&
+		bytes.Equal(b[vs+1:end-1], plain) {
+		return end
 	}
+	return 0
+}
+
+// nestedEvent is parseNestedEvent with the snapshot in partial crossed by crossSnapshot.
+func (s *Redact) nestedEvent(raw []byte) (n nestedEvent) {
+	n.raw = raw
+	eachMember(raw, 0, func(key []byte, vs int) int {
+		if string(key) == "partial" && raw[vs] == '{' {
+			end, _ := s.crossSnapshot(raw, vs)
+			return end
+		}
+		return codec.SkipValue(raw, vs)
+	}, func(key []byte, m codec.Member) {
+		for k, name := range eventKeys {
+			if string(key) == name {
+				n.m[k] = m // the last of duplicates, as codec.FindEach
+				break
+			}
+		}
+	})
+	return n
+}
+
+// crossSnapshot returns the end of the snapshot object at vs of b (valid JSON) and its
+// member content (the last so named, offsets in b), its blocks crossed by crossBlocks.
+func (s *Redact) crossSnapshot(b []byte, vs int) (end int, content codec.Member) {
+	end = eachMember(b, vs, func(key []byte, cvs int) int {
+		if string(key) == "content" && b[cvs] == '[' {
+			return s.crossBlocks(b, cvs)
+		}
+		return codec.SkipValue(b, cvs)
+	}, func(key []byte, m codec.Member) {
+		if string(key) == "content" {
+			content = m
+		}
+	})
+	return end, content
+}
+
+// crossBlocks returns the end of the content array at cs of b, the string members of block
+// n, when it is plain, crossed by comparing them with its text.
+func (s *Redact) crossBlocks(b []byte, cs int) int {
+	i := codec.SkipSpace(b, cs+1)
+	if b[i] == ']' {
+		return i + 1
+	}
+	for n := 0; ; n++ {
+		var ve int
+		if n < len(s.blocks) && s.blocks[n] != nil && s.blocks[n].stream.Plain() && b[i] == '{' {
+			text := s.blocks[n].stream.Released()
+			ve = eachMember(b, i, func(_ []byte, vs int) int {
+				if end := knownString(b, vs, text); end > 0 {
+					return end
+				}
+				return codec.SkipValue(b, vs)
+			}, nil)
+		} else {
+			ve = codec.SkipValue(b, i)
+		}
+		var more bool
+		if i, more = nextMember(b, ve); !more {
+			return i + 1
+		}
+	}
+}
+
+// eachMember crosses the object at i of b (valid JSON) and returns its end: cross returns
+// the end of the value at vs of the member named key (raw), and fn, when not nil, is told
+// each member, its offsets in b.
+func eachMember(b []byte, i int, cross func(key []byte, vs int) int, fn func(key []byte, m codec.Member)) int {
+	i = codec.SkipSpace(b, i+1)
+	for i < len(b) && b[i] == '"' {
+		keyEnd := codec.SkipString(b, i+1)
+		vs := codec.SkipSpace(b, codec.SkipSpace(b, keyEnd)+1)
+		key := b[i+1 : keyEnd-1]
+		ve := cross(key, vs)
+		if fn != nil {
+			fn(key, codec.Member{KeyStart: i, ValStart: vs, ValEnd: ve})
+		}
+		var more bool
+		if i, more = nextMember(b, ve); !more {
+			break
+		}
+	}
+	return codec.SkipSpace(b, i) + 1
+}
+
+// nextMember returns where the next member or element of a container starts after a value
+// that ends at ve, or where the container closes and false.
+func nextMember(b []byte, ve int) (int, bool) {
+	i := codec.SkipSpace(b, ve)
+	if i >= len(b) || b[i] != ',' {
+		return i, false
+	}
+	return codec.SkipSpace(b, i+1), true
 }
 
 // content redacts a snapshot's content array at cs and returns its end.
@@ -588,8 +683,7 @@ func (s *Redact) blockValue(b []byte, vs int, blk *redactBlock) int {
 	if blk.stream.Plain() {
 		// The text as released, found without crossing it twice (to its end, then for an
 		// escape) before comparing it.
-		if end := vs + len(released) + 2; end <= len(b) && b[vs] == '"' && b[end-1] == '"' &&
-			bytes.Equal(b[vs+1:end-1], released) {
+		if end := knownString(b, vs, released); end > 0 {
 			return end
 		}
 	}
