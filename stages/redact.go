@@ -34,8 +34,10 @@ type Redact struct {
 	out      []byte // the line written last, valid until the next Push
 	lastSnap []byte
 
-	// The parts of a snapshot around its content last found to need no redaction.
+	// The parts of a snapshot around its content last found to need no redaction, and
+	// where in the prefix content's key starts.
 	cleanPrefix, cleanSuffix []byte
+	cleanKey                 int
 
 	// unique: the line walked is known to have no object with a key twice (Frame's
 	// unambiguous), so that the first member of a name is the one read.
@@ -510,6 +512,7 @@ func (s *Redact) snapshot(b []byte, vs int) int {
 	if content.Exists() && b[cs] == '[' && len(j.Edits())-mark == contentEdits {
 		s.cleanPrefix = append(s.cleanPrefix[:0], b[vs:cs]...)
 		s.cleanSuffix = append(s.cleanSuffix[:0], b[ce:end]...)
+		s.cleanKey = content.KeyStart - vs
 	}
 	return end
 }
@@ -569,6 +572,15 @@ func (s *Redact) nestedEvent(raw []byte) (n nestedEvent) {
 // crossSnapshot returns the end of the snapshot object at vs of b (valid JSON) and its
 // member content (the last so named, offsets in b), its blocks crossed by crossBlocks.
 func (s *Redact) crossSnapshot(b []byte, vs int) (end int, content codec.Member) {
+	// A snapshot made of the bytes of the clean one around another content has its
+	// members where that one had them: only the content is crossed.
+	if p, q := s.cleanPrefix, s.cleanSuffix; p != nil && len(b)-vs > len(p) && b[vs+len(p)] == '[' &&
+		bytes.Equal(b[vs:vs+len(p)], p) {
+		cs := vs + len(p)
+		if ce := s.crossBlocks(b, cs); len(b)-ce >= len(q) && bytes.Equal(b[ce:ce+len(q)], q) {
+			return ce + len(q), codec.Member{KeyStart: vs + s.cleanKey, ValStart: cs, ValEnd: ce}
+		}
+	}
 	end = eachMember(b, vs, func(key []byte, cvs int) int {
 		if string(key) == "content" && b[cvs] == '[' {
 			return s.crossBlocks(b, cvs)

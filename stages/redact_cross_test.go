@@ -14,7 +14,8 @@ import (
 // what it finds is what codec finds crossing every byte: the snapshot's end and content
 // member (crossSnapshot: codec.SkipValue, codec.Find) and the nested event's members
 // (nestedEvent: parseNestedEvent), whether the texts are the ones released, longer,
-// shorter, other, or written with escapes, and with members repeated or spaced.
+// shorter, other, or written with escapes, with members repeated or spaced, and whether
+// the snapshot is made of the clean one's bytes around its content or not.
 func TestRedactCrossesSnapshotsAsCodecDoes(t *testing.T) {
 	r, err := redact.New(redact.Options{})
 	if err != nil {
@@ -33,19 +34,30 @@ func TestRedactCrossesSnapshotsAsCodecDoes(t *testing.T) {
 			b.stream.Push([]byte(released[n]))
 			s.blocks = append(s.blocks, b)
 		}
-		var blocks []string
-		for n := range 1 + rnd.IntN(4) {
-			text := texts[rnd.IntN(len(texts))]
-			if n < len(released) && rnd.IntN(2) == 0 {
-				text = released[n]
+		snapshot := func() string {
+			var blocks []string
+			for n := range 1 + rnd.IntN(4) {
+				text := texts[rnd.IntN(len(texts))]
+				if n < len(released) && rnd.IntN(2) == 0 {
+					text = released[n]
+				}
+				text = pick(text, text+"0", text+`\"`, `\n`+text, text+"é")
+				blocks = append(blocks, fmt.Sprintf(`{"type":%q,%s"text"%s:%s"%s","textSignature":"%s"}`,
+					pick("text", "thinking"), pick("", `"x":[1,{"y":"0000 "}],`), pick("", " "), pick("", " "), text, text))
 			}
-			text = pick(text, text+"0", text+`\"`, `\n`+text, text+"é")
-			blocks = append(blocks, fmt.Sprintf(`{"type":%q,%s"text"%s:%s"%s","textSignature":"%s"}`,
-				pick("text", "thinking"), pick("", `"x":[1,{"y":"0000 "}],`), pick("", " "), pick("", " "), text, text))
+			content := "[" + strings.Join(blocks, pick(",", " , ")) + "]"
+			return fmt.Sprintf(`{"role":"assistant",%s"content":%s,"api":"a"%s}`,
+				pick("", `"content":[],`), content, pick("", `,"content":"no"`, `,"usage":{"input":0}`))
 		}
-		content := "[" + strings.Join(blocks, pick(",", " , ")) + "]"
-		snap := fmt.Sprintf(`{"role":"assistant",%s"content":%s,"api":"a"%s}`,
-			pick("", `"content":[],`), content, pick("", `,"content":"no"`, `,"usage":{"input":0}`))
+		// The clean snapshot's layout, which a snapshot made of its bytes around another
+		// content is crossed by, when there is one.
+		s.cleanPrefix, s.cleanSuffix = nil, nil
+		if clean := []byte(snapshot()); rnd.IntN(4) > 0 {
+			if c := codec.Find(clean, "content"); clean[c.ValStart] == '[' {
+				s.cleanPrefix, s.cleanSuffix, s.cleanKey = clean[:c.ValStart], clean[c.ValEnd:], c.KeyStart
+			}
+		}
+		snap := snapshot()
 		raw := []byte(fmt.Sprintf(`{"type":"text_delta","contentIndex":0,"delta":"0001 ",%s"partial":%s%s}`,
 			pick("", `"partial":{},`), snap, pick("", `,"contentIndex":1`, ` `)))
 		if !codec.Valid(raw) {
