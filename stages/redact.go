@@ -39,9 +39,10 @@ type Redact struct {
 	cleanPrefix, cleanSuffix []byte
 	cleanKey                 int
 
-	// unique: the line walked is known to have no object with a key twice (Frame's
-	// unambiguous), so that the first member of a name is the one read.
-	unique bool
+	// What crossing the snapshots of the line being redacted found (see crossSnapshot):
+	// valid while gen is the line's, at the memory crossed.
+	gen     uint64
+	crossed crossedSnapshot
 
 	clean    cleanDelta
 	deltaEnc []byte // a redacted delta's encoding, reused
@@ -78,6 +79,28 @@ type redactBlock struct {
 	// lent: the text released went into a typed event as a string, which must not change;
 	// the block's buffers are not used again.
 	lent bool
+	// What crossing a snapshot found of the block's object there (see crossBlock).
+	seen blockSeen
+}
+
+// blockSeen is what crossBlock found of a block's object in a snapshot of the line being
+// redacted: its last member named type, and the start of a string member found to hold
+// the block's released text, or -1, offsets from the object's start. Valid while gen is
+// the stage's, for the object at at.
+type blockSeen struct {
+	gen    uint64
+	at     *byte
+	typ    codec.Member
+	textAt int
+}
+
+// crossedSnapshot is what crossSnapshot found of the snapshot at at, in the line being
+// redacted (while gen is the stage's): its end and content, offsets from its start.
+type crossedSnapshot struct {
+	gen     uint64
+	at      *byte
+	end     int
+	content codec.Member
 }
 
 // maxSpareText bounds the released text whose buffer a block done with keeps for the next.
@@ -235,7 +258,7 @@ func (s *Redact) finishOpen(id []byte, emit Emit) error {
 // snapshotOf returns the snapshot raw with its blocks as released now.
 func (s *Redact) snapshotOf(raw []byte) []byte {
 	s.js.Reset()
-	s.unique = false
+	s.gen++
 	s.snapshot(raw, 0)
 	if len(s.js.Edits()) == 0 {
 		return raw
@@ -357,6 +380,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 	if !ame.Exists() || line[ame.ValStart] != '{' {
 		return s.generic(f, emit)
 	}
+	s.gen++
 	ev := s.nestedEvent(ame.Raw(line))
 	typ := ev.typ()
 	b := s.block(ev.index(), typ)
@@ -386,7 +410,6 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 
 	base := ame.ValStart
 	s.js.Reset()
-	s.unique = f.unambiguous()
 	deltaWalked, deltaEdited := false, false
 	s.js.Object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
 		switch {
@@ -517,23 +540,6 @@ func (s *Redact) snapshot(b []byte, vs int) int {
 	return end
 }
 
-// find is codec.Find, which crosses every member for a later one of the same name, but
-// stops at the first when the line is known to have none (s.unique).
-func (s *Redact) find(obj []byte, key string) codec.Member {
-	if !s.unique {
-		return codec.Find(obj, key)
-	}
-	found := codec.Member{}
-	codec.EachMember(obj, func(k []byte, m codec.Member) bool {
-		if string(k) == key {
-			found = m
-			return false
-		}
-		return true
-	})
-	return found
-}
-
 // A full-form line is mostly its blocks' texts, twice (the snapshots in partial and
 // message). Finding a member after a text crosses it to its end, looking at every byte; a
 // text that is what a streamed block released, which then holds no quote and no backslash
@@ -572,6 +578,24 @@ func (s *Redact) nestedEvent(raw []byte) (n nestedEvent) {
 // crossSnapshot returns the end of the snapshot object at vs of b (valid JSON) and its
 // member content (the last so named, offsets in b), its blocks crossed by crossBlocks.
 func (s *Redact) crossSnapshot(b []byte, vs int) (end int, content codec.Member) {
+	if c := &s.crossed; c.gen == s.gen && c.at == &b[vs] { // crossed for the nested event
+		content = c.content
+		if content.Exists() {
+			content.KeyStart, content.ValStart, content.ValEnd = vs+content.KeyStart, vs+content.ValStart, vs+content.ValEnd
+		}
+		return vs + c.end, content
+	}
+	end, content = s.crossSnapshotAgain(b, vs)
+	c := &s.crossed
+	c.gen, c.at, c.end, c.content = s.gen, &b[vs], end-vs, content
+	if content.Exists() {
+		c.content.KeyStart, c.content.ValStart, c.content.ValEnd = content.KeyStart-vs, content.ValStart-vs, content.ValEnd-vs
+	}
+	return end, content
+}
+
+// crossSnapshotAgain is crossSnapshot, crossing the snapshot.
+func (s *Redact) crossSnapshotAgain(b []byte, vs int) (end int, content codec.Member) {
 	// A snapshot made of the bytes of the clean one around another content has its
 	// members where that one had them: only the content is crossed.
 	if p, q := s.cleanPrefix, s.cleanSuffix; p != nil && len(b)-vs > len(p) && b[vs+len(p)] == '[' &&
@@ -594,31 +618,46 @@ func (s *Redact) crossSnapshot(b []byte, vs int) (end int, content codec.Member)
 	return end, content
 }
 
-// crossBlocks returns the end of the content array at cs of b, the string members of block
-// n, when it is plain, crossed by comparing them with its text.
+// crossBlocks returns the end of the content array at cs of b, its elements crossed by
+// crossBlock.
 func (s *Redact) crossBlocks(b []byte, cs int) int {
 	i := codec.SkipSpace(b, cs+1)
 	if b[i] == ']' {
 		return i + 1
 	}
 	for n := 0; ; n++ {
-		var ve int
-		if n < len(s.blocks) && s.blocks[n] != nil && s.blocks[n].stream.Plain() && b[i] == '{' {
-			text := s.blocks[n].stream.Released()
-			ve = eachMember(b, i, func(_ []byte, vs int) int {
-				if end := knownString(b, vs, text); end > 0 {
-					return end
-				}
-				return codec.SkipValue(b, vs)
-			}, nil)
-		} else {
-			ve = codec.SkipValue(b, i)
-		}
 		var more bool
-		if i, more = nextMember(b, ve); !more {
+		if i, more = nextMember(b, s.crossBlock(b, i, n)); !more {
 			return i + 1
 		}
 	}
+}
+
+// crossBlock returns the end of element n of a snapshot's content, at i of b. When it is
+// the object of a block the stage streams, it notes what content will read of it (seen):
+// its type, and which string member holds the block's text as released, the block's string
+// members crossed by comparing them with that text when it is plain.
+func (s *Redact) crossBlock(b []byte, i, n int) int {
+	if n >= len(s.blocks) || s.blocks[n] == nil || b[i] != '{' {
+		return codec.SkipValue(b, i)
+	}
+	blk := s.blocks[n]
+	seen := &blk.seen
+	*seen = blockSeen{gen: s.gen, at: &b[i], textAt: -1}
+	plain, text := blk.stream.Plain(), blk.stream.Released()
+	return eachMember(b, i, func(_ []byte, vs int) int {
+		if plain {
+			if end := knownString(b, vs, text); end > 0 {
+				seen.textAt = vs - i
+				return end
+			}
+		}
+		return codec.SkipValue(b, vs)
+	}, func(key []byte, m codec.Member) {
+		if string(key) == "type" { // the last so named, as codec.Find finds it
+			seen.typ = codec.Member{KeyStart: m.KeyStart - i, ValStart: m.ValStart - i, ValEnd: m.ValEnd - i}
+		}
+	})
 }
 
 // eachMember crosses the object at i of b (valid JSON) and returns its end: cross returns
@@ -660,8 +699,12 @@ func (s *Redact) content(b []byte, cs int) int {
 			return 0, false
 		}
 		blk := s.blocks[n]
+		seen := &blk.seen
+		if seen.gen != s.gen || seen.at != &b[evs] { // crossSnapshot crosses every snapshot first
+			s.crossBlock(b, evs, n)
+		}
 		field := ""
-		switch s.find(b[evs:], "type").View(b[evs:]) {
+		switch seen.typ.View(b[evs:]) {
 		case "text":
 			if blk.kind == blockText {
 				field = "text"
@@ -681,6 +724,9 @@ func (s *Redact) content(b []byte, cs int) int {
 		return j.Object(b, evs, func(k []byte, fvs int) (int, bool) {
 			if string(k) != field {
 				return 0, false
+			}
+			if fvs-evs == seen.textAt { // the text as released
+				return fvs + len(blk.stream.Released()) + 2, true
 			}
 			return s.blockValue(b, fvs, blk), true
 		}), true
