@@ -86,12 +86,15 @@ type redactBlock struct {
 // blockSeen is what crossBlock found of a block's object in a snapshot of the line being
 // redacted: its last member named type, and the start of a string member found to hold
 // the block's released text, or -1, offsets from the object's start. Valid while gen is
-// the stage's, for the object at at.
+// the stage's, for the object at at; textAt only while the text released is textLen long
+// (the line's delta goes to the block after its snapshot in partial is crossed, and a
+// block's text only grows until it starts again, when it is empty).
 type blockSeen struct {
-	gen    uint64
-	at     *byte
-	typ    codec.Member
-	textAt int
+	gen     uint64
+	at      *byte
+	typ     codec.Member
+	textAt  int
+	textLen int
 }
 
 // crossedSnapshot is what crossSnapshot found of the snapshot at at, in the line being
@@ -643,8 +646,8 @@ func (s *Redact) crossBlock(b []byte, i, n int) int {
 	}
 	blk := s.blocks[n]
 	seen := &blk.seen
-	*seen = blockSeen{gen: s.gen, at: &b[i], textAt: -1}
 	plain, text := blk.stream.Plain(), blk.stream.Released()
+	*seen = blockSeen{gen: s.gen, at: &b[i], textAt: -1, textLen: len(text)}
 	return eachMember(b, i, func(_ []byte, vs int) int {
 		if plain {
 			if end := knownString(b, vs, text); end > 0 {
@@ -725,7 +728,7 @@ func (s *Redact) content(b []byte, cs int) int {
 			if string(k) != field {
 				return 0, false
 			}
-			if fvs-evs == seen.textAt { // the text as released
+			if fvs-evs == seen.textAt && seen.textLen == len(blk.stream.Released()) { // the text as released
 				return fvs + len(blk.stream.Released()) + 2, true
 			}
 			return s.blockValue(b, fvs, blk), true

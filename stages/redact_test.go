@@ -519,3 +519,26 @@ func TestRedactAllocatesNothingOverADeltaStream(t *testing.T) {
 		t.Errorf("a run of f_long in the delta form: %.1f allocations, %.1f of them Run's own", got, want)
 	}
 }
+
+// A snapshot shows each streamed block as released after the update's own delta, also when
+// it came behind it (a snapshot that lags its delta), and whether the stage looked at the
+// snapshot before or after the delta went to its block.
+func TestRedactSnapshotsShowTheTextAfterTheDelta(t *testing.T) {
+	update := func(typ, delta, text string) string {
+		snap := `{"role":"assistant","content":[{"type":"text","text":"` + text + `"}],"api":"a"}`
+		d := ""
+		if delta != "" {
+			d = `,"delta":"` + delta + `"`
+		}
+		return `{"type":"message_update","assistantMessageEvent":{"type":"` + typ + `","contentIndex":0` + d +
+			`,"partial":` + snap + `},"message":` + snap + `}`
+	}
+	start := `{"type":"message_start","message":{"role":"assistant","content":[],"api":"a"}}`
+	in := strings.Join([]string{start, update("text_start", "", ""), update("text_delta", "abc ", ""),
+		update("text_delta", "def ", "abc "), update("text_delta", "ghi ", "abc def ghi ")}, "\n") + "\n"
+	want := strings.Join([]string{start, update("text_start", "", ""), update("text_delta", "abc ", "abc "),
+		update("text_delta", "def ", "abc def "), update("text_delta", "ghi ", "abc def ghi ")}, "\n") + "\n"
+	if got := run(t, newRedact(t, redact.Options{}), []byte(in)); string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
