@@ -1,6 +1,9 @@
 package redact
 
-import "hash/maphash"
+import (
+	"bytes"
+	"hash/maphash"
+)
 
 // Block redacts one content block that streams in deltas: a text (or thinking) whose
 // deltas are text, or a tool call's arguments whose deltas are JSON source. It holds back
@@ -13,6 +16,19 @@ type Block struct {
 	argSrc   argsStream
 	released []byte
 
+	// quiet: the text block holds nothing back, has redacted nothing (what it released is
+	// what it received) and its scanner is between matches, as it is over most of a
+	// stream. A piece is then scanned in place at the end of what was released, which is
+	// its context, and when no rule can start in it, it is released as it came, without
+	// going through the stream's buffer: that buffer is stale while the block is quiet,
+	// and is made again from the text released when a piece needs the full scan. (The
+	// scanner's state does not change over such a piece: a block's text is no member's
+	// value, so the state's started, which only the judging of a value reads, is not kept.)
+	quiet bool
+	// plain: the text released holds no quote and no backslash, so that a JSON string
+	// holds it as it is (Plain).
+	plain bool
+
 	// The length of the text received, its hash, and the rules that redacted it: a
 	// finished text's redaction is remembered, in the walker's cache, for the events
 	// that repeat it. Until a redaction, the text released is the text received (and
@@ -24,30 +40,89 @@ type Block struct {
 	rules   []int
 }
 
-// Start begins a block redacted with w's rules; args: its deltas are JSON source.
+// Start begins a block redacted with w's rules; args: its deltas are JSON source. A block
+// may be started again for another block: it keeps its buffers, so that what Released
+// returned before is overwritten.
 func (b *Block) Start(w *Walker, args bool) {
 	b.w, b.args = w, args
+	b.released, b.n, b.rules = b.released[:0], 0, b.rules[:0]
 	b.text.reset(kindNone)
 	b.argSrc.reset()
+	b.quiet, b.plain = !args, !args
 	b.hash.SetSeed(w.cache.seed)
 	b.hashing = false
 }
 
 // Released is what the block released so far: the text (decoded), or the arguments'
-// source. It only grows, and is new for each block, so that callers may view it as a
-// string.
+// source. It only grows until the block is started again.
 func (b *Block) Released() []byte { return b.released }
 
-// Push runs a delta through the block and returns what it releases.
-func (b *Block) Push(delta []byte) []byte {
+// Plain reports that the block is a text whose released text holds no quote and no
+// backslash: the body of a JSON string that starts with a quote, holds that text and then
+// a quote is that text, and ends there.
+func (b *Block) Plain() bool { return b.plain }
+
+// notePlain keeps plain for text released from before on.
+func (b *Block) notePlain(before int) {
+	if b.plain {
+		more := b.released[before:]
+		b.plain = bytes.IndexByte(more, '"') < 0 && bytes.IndexByte(more, '\\') < 0
+	}
+}
+
+// Push runs a delta through the block and returns what it releases, and whether that is
+// the delta itself, byte for byte (out is then the block's copy of it).
+func (b *Block) Push(delta []byte) (out []byte, asCame bool) {
 	before := len(b.released)
 	if b.args {
 		b.released = b.argSrc.push(b.w.r, b.released, delta, false)
-	} else {
-		b.n += len(delta)
-		b.released = b.pushText(delta, false)
+		out = b.released[before:]
+		return out, bytes.Equal(out, delta)
 	}
-	return b.released[before:]
+	b.n += len(delta)
+	if b.quiet {
+		b.released = append(b.released, delta...)
+		if b.w.r.quietFrom(b.released, before, &b.w.r.candidates) {
+			b.notePlain(before)
+			return b.released[before:], true
+		}
+		b.released = b.released[:before]
+		b.wake()
+	}
+	b.released = b.pushText(delta, false)
+	b.notePlain(before)
+	out = b.released[before:]
+	return out, bytes.Equal(out, delta)
+}
+
+// PushString is Push for a delta given as the JSON string raw[start:end] (quotes included,
+// valid): it returns what the block releases, decoded, or, when that is the delta as it
+// came (raw's own bytes encode it), nil and true. A quiet block finds an escape as it
+// crosses the string's body, so that a body without one is not decoded.
+func (b *Block) PushString(raw []byte, start, end int) (out []byte, asCame bool) {
+	if b.quiet {
+		before := len(b.released)
+		b.released = append(b.released, raw[start+1:end-1]...)
+		if b.w.r.quietFrom(b.released, before, &b.w.r.rawCandidates) {
+			// A valid string's body holds no bare quote, and this one no escape: plain
+			// stays as it was.
+			b.n += len(b.released) - before
+			return nil, true
+		}
+		b.released = b.released[:before]
+	}
+	out, asCame = b.Push(b.w.Decoded(raw, start, end))
+	if asCame {
+		return nil, true
+	}
+	return out, false
+}
+
+// wake ends quiet: the stream's buffer is made again, the context the scanner may read
+// taken from the text released, which is the text received.
+func (b *Block) wake() {
+	b.quiet = false
+	b.text.resume(b.released[max(0, len(b.released)-lookBehind):])
 }
 
 // pushText runs text through a text block, noting the rules that redacted it.
@@ -67,6 +142,7 @@ func (b *Block) pushText(text []byte, atEOF bool) []byte {
 	out := r.render(b.released, w, base, cut, spans)
 	b.rules = rulesOf(b.rules, spans)
 	b.text.consume(w, base, cut)
+	b.quiet = !b.hashing && cut == len(w) && b.text.st.mode == modeNormal && !b.text.st.judgingWhole()
 	return out
 }
 
@@ -76,7 +152,11 @@ func (b *Block) Finish() []byte {
 	if b.args {
 		b.released = b.argSrc.push(b.w.r, b.released, nil, true)
 	} else {
+		if b.quiet {
+			b.wake()
+		}
 		b.released = b.pushText(nil, true)
+		b.notePlain(before)
 		if b.n >= minCached {
 			// The events that repeat the whole text (its *_end, the final messages) find
 			// its redaction here instead of scanning it again.

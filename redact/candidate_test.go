@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -245,6 +246,50 @@ func TestPatternFirstBytes(t *testing.T) {
 					if live := p.liveFrom(w, at); live == at {
 						t.Fatalf("%s may match %q from %d, but %#x is not among its first bytes", src, w, at, c)
 					}
+				}
+			}
+		}
+	}
+}
+
+// nextCandidateByRule is the reference for nextCandidate: its rule written out byte by byte.
+func (r *Redactor) nextCandidateByRule(w []byte, i int) int {
+	for ; i < len(w); i++ {
+		c := w[i]
+		wordStart := identChars[c] && (i == 0 || !identChars[w[i-1]])
+		if wordStart && (wordRuleStart[c] || i > 0 && precededBy(w, i) != afterNothing) ||
+			c == '-' && r.on[rulePrivateKey] || !identChars[c] && valueStart[c] && i > 0 && afterValue[w[i-1]] {
+			return i
+		}
+	}
+	return len(w)
+}
+
+// nextCandidate's tables find what its rule finds, from every position of texts cut
+// anywhere, for rule sets with and without the private key's dashes; in a raw string, an
+// escape too.
+func TestNextCandidateFollowsItsRule(t *testing.T) {
+	corpus := redacttest.Corpus(t)
+	rnd := rand.New(rand.NewPCG(5, 6))
+	redactors := []*Redactor{
+		mustRedactor(t, Options{}),
+		mustRedactor(t, Options{Rules: []string{"generic-secret", "bearer-token"}}),
+		mustRedactor(t, Options{Rules: []string{"private-key"}}),
+	}
+	for range 3000 {
+		text := []byte(secretishText(rnd, corpus))
+		w := text[rnd.IntN(len(text)+1):]
+		for _, r := range redactors {
+			for pos := 0; pos <= len(w); pos++ {
+				want := r.nextCandidateByRule(w, pos)
+				if got := r.nextCandidate(w, pos); got != want {
+					t.Fatalf("%q from %d: nextCandidate %d, its rule %d", w, pos, got, want)
+				}
+				if k := bytes.IndexByte(w[pos:], '\\'); k >= 0 {
+					want = min(want, pos+k)
+				}
+				if got := nextCandidateIn(w, pos, &r.rawCandidates); got != want {
+					t.Fatalf("%q from %d: in a raw string %d, want %d (the rule's, or an escape)", w, pos, got, want)
 				}
 			}
 		}

@@ -187,7 +187,7 @@ func (j *Walker) str(b []byte, start, end int, kind int) {
 func (j *Walker) Replace(start, end int, text []byte) {
 	// Appending may move j.enc: the texts of earlier edits stay where they were, unchanged.
 	from := len(j.enc)
-	j.enc = codec.AppendString(j.enc, codec.UnsafeString(text))
+	j.enc = codec.AppendLongString(j.enc, text)
 	j.edits = append(j.edits, codec.Edit{Start: start, End: end, Text: j.enc[from:len(j.enc):len(j.enc)]})
 }
 

@@ -36,6 +36,9 @@ type Redactor struct {
 	wordsSafe bool
 	// builtinOnly: no --pattern, no literal; only the built-in rules can match.
 	builtinOnly bool
+	// candidates classes each byte for nextCandidate; rawCandidates also stops at a
+	// backslash, for the body of a JSON string that may hold escapes.
+	candidates, rawCandidates [256]uint8
 }
 
 // minToken is the shortest built-in match without a digit, ':' or '.': a token (AKIA and
@@ -145,6 +148,9 @@ func New(opts Options) (*Redactor, error) {
 		r.minText = 1
 	}
 	r.builtinOnly = len(r.patterns) == 0 && len(r.literals) == 0
+	r.candidates = r.candidateClasses()
+	r.rawCandidates = r.candidates
+	r.rawCandidates['\\'] = candAlways
 	r.wordsSafe = len(r.patterns) == 0 && (len(r.literals) == 0 || r.minText >= minToken)
 	for _, id := range r.ids {
 		if !validID(id) {
@@ -215,11 +221,24 @@ type span struct {
 // returns the spans to drop and cut: w[base:cut] is final and may be released, w[cut:] must
 // be held back until more text arrives. With atEOF, cut is len(w).
 func (r *Redactor) scan(w []byte, base int, atEOF bool, st *scanState, spans []span) ([]span, int) {
-	if st.mode == modeNormal && !st.judgingWhole() && r.nextCandidate(w, base) == len(w) &&
-		!r.literalFrom(w, base) && !r.patternFrom(w, base) {
+	if r.quiet(w, base, st) {
 		return spans, len(w) // no rule can start in the text: most pieces of a stream
 	}
 	return r.scanAll(w, base, atEOF, st, spans)
+}
+
+// quiet reports that no rule can start in w[base:], w[:base] being its context, in state
+// st: the scan of it redacts nothing and holds nothing back.
+func (r *Redactor) quiet(w []byte, base int, st *scanState) bool {
+	return st.mode == modeNormal && !st.judgingWhole() && r.quietFrom(w, base, &r.candidates)
+}
+
+// quietFrom is quiet for a scanner between matches, with the candidates table t:
+// r.candidates, or r.rawCandidates for w[base:] the body of a JSON string as encoded, so
+// that it is also false where the body holds an escape (and when true the body is its
+// decoded text).
+func (r *Redactor) quietFrom(w []byte, base int, t *[256]uint8) bool {
+	return nextCandidateIn(w, base, t) == len(w) && (r.builtinOnly || !r.literalFrom(w, base) && !r.patternFrom(w, base))
 }
 
 // scanAll is scan, trying every rule where it may start.
@@ -347,24 +366,90 @@ func (r *Redactor) nextBuiltin(w []byte, pos, base int, atEOF bool, st *scanStat
 // dashes of a private key, or a symbol just after a separator. At every other position
 // each built-in matcher answers no match, so scanning crosses them at table speed.
 func (r *Redactor) nextCandidate(w []byte, i int) int {
-	for i < len(w) {
-		c := w[i]
-		if identChars[c] {
-			if (i == 0 || !identChars[w[i-1]]) && (wordRuleStart[c] || i > 0 && precededBy(w, i) != afterNothing) {
-				return i
+	return nextCandidateIn(w, i, &r.candidates)
+}
+
+// nextCandidateIn is nextCandidate with the table t: r.candidates, or r.rawCandidates to
+// stop at an escape too.
+func nextCandidateIn(w []byte, i int, t *[256]uint8) int {
+	for uint(i) < uint(len(w)) {
+		switch k := t[w[i]]; k {
+		case candNone:
+			i++
+			continue
+		case candWord, candRuleWord:
+			if i == 0 {
+				if k == candRuleWord {
+					return i
+				}
+			} else if c := w[i-1]; !inWord(t[c]) {
+				// A word start: a candidate when it may begin a rule's word, or when it
+				// follows what afterAt looks for (precededBy, found by a table when a
+				// single space follows a byte that tells nothing, as between words).
+				switch justBefore[c] {
+				case afterNothing:
+					if k == candRuleWord {
+						return i
+					}
+				case afterSpaces:
+					if k == candRuleWord || (i < 2 || !tellsNothing[w[i-2]]) && precededBy(w, i) != afterNothing {
+						return i
+					}
+				default:
+					return i
+				}
 			}
-			for i++; i < len(w) && identChars[w[i]]; i++ {
+			for i++; uint(i) < uint(len(w)) && inWord(t[w[i]]); i++ {
 				// within a word no rule starts
 			}
-			continue
-		}
-		if c == '-' && r.on[rulePrivateKey] || valueStart[c] && i > 0 && afterValue[w[i-1]] {
+		case candSymbol:
+			if i > 0 && afterValue[w[i-1]] {
+				return i
+			}
+			i++
+		default: // candAlways
 			return i
 		}
-		i++
 	}
 	return len(w)
 }
+
+// What a byte may start, for nextCandidate.
+const (
+	candNone     = iota
+	candWord     // a letter, digit or '_': a word start that follows what afterAt looks for
+	candRuleWord // a byte a rule's word starts with (wordRuleStart): any word start
+	candSymbol   // a symbol a value may begin with (valueStart), just after a separator
+	candAlways   // a private key's dash, when that rule is on; an escape, in a raw string
+)
+
+// inWord reports whether a byte of candidate class k is a letter, digit or '_'.
+func inWord(k uint8) bool { return k-candWord <= candRuleWord-candWord }
+
+// candidateClasses is the table of nextCandidate for the built-in rules that are on.
+func (r *Redactor) candidateClasses() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case identChars[c] && wordRuleStart[c]:
+			t[c] = candRuleWord
+		case identChars[c]:
+			t[c] = candWord
+		case c == '-' && r.on[rulePrivateKey]:
+			t[c] = candAlways
+		case valueStart[c]:
+			t[c] = candSymbol
+		}
+	}
+	return t
+}
+
+// tellsNothing marks the bytes that, before spaces, make precededBy answer afterNothing.
+var tellsNothing = func() (t charClass) {
+	for c := range 256 {
+		t[c] = beforeSpaces[c] == afterNothing && !isSpace(byte(c))
+	}
+	return t
+}()
 
 // valueStart marks the symbols a value may begin with (a value beginning with a letter or
 // digit is tried at its word start).
@@ -609,6 +694,16 @@ func (s *textStream) held() []byte { return s.buf[s.base:] }
 func (s *textStream) reset(kind int) {
 	s.st = scanState{keyValue: kind}
 	s.buf, s.base = s.buf[:0], 0
+}
+
+// resume makes the buffer of a stream that holds nothing back anew, with context as the
+// text before what comes next.
+func (s *textStream) resume(context []byte) {
+	if cap(s.buf) == 0 {
+		s.buf = make([]byte, 0, compactAfter+2*lookBehind)
+	}
+	s.buf = append(s.buf[:0], context...)
+	s.base = len(s.buf)
 }
 
 // push adds text and returns the spans to drop within w[base:cut], where w is the buffer

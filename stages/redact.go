@@ -22,6 +22,7 @@ import (
 type Redact struct {
 	r      *redact.Redactor
 	blocks []*redactBlock
+	spare  []*redactBlock // blocks done with, started again for later blocks with their buffers
 	js     *redact.Walker
 	args   []byte
 
@@ -29,12 +30,19 @@ type Redact struct {
 	// form of the last update, its messageId and its redacted snapshot.
 	full     bool
 	lastID   []byte
-	idBuf    []byte // holds lastID (unless it is clean.id), reused
+	idBuf    []byte // holds lastID, reused
 	out      []byte // the line written last, valid until the next Push
 	lastSnap []byte
 
-	// The parts of a snapshot around its content last found to need no redaction.
+	// The parts of a snapshot around its content last found to need no redaction, and
+	// where in the prefix content's key starts.
 	cleanPrefix, cleanSuffix []byte
+	cleanKey                 int
+
+	// What crossing the snapshots of the line being redacted found (see crossSnapshot):
+	// valid while gen is the line's, at the memory crossed.
+	gen     uint64
+	crossed crossedSnapshot
 
 	clean    cleanDelta
 	deltaEnc []byte // a redacted delta's encoding, reused
@@ -47,11 +55,7 @@ type Redact struct {
 // need not be found.
 type cleanDelta struct {
 	line  lineID
-	typ   string // the update's type (a delta type), its block's kind and index
-	kind  int
-	index int64
-	id    []byte // the raw messageId, when hasID
-	hasID bool
+	block *redactBlock // the update's block, s.blocks[its contentIndex]
 }
 
 // NewRedact returns the stage, redacting with r.
@@ -72,7 +76,38 @@ type redactBlock struct {
 	ended  bool
 	stream redact.Block
 	final  []byte // a finished tool call's redacted arguments
+	// lent: the text released went into a typed event as a string, which must not change;
+	// the block's buffers are not used again.
+	lent bool
+	// What crossing a snapshot found of the block's object there (see crossBlock).
+	seen blockSeen
 }
+
+// blockSeen is what crossBlock found of a block's object in a snapshot of the line being
+// redacted: its last member named type, and the start of a string member found to hold
+// the block's released text, or -1, offsets from the object's start. Valid while gen is
+// the stage's, for the object at at; textAt only while the text released is textLen long
+// (the line's delta goes to the block after its snapshot in partial is crossed, and a
+// block's text only grows until it starts again, when it is empty).
+type blockSeen struct {
+	gen     uint64
+	at      *byte
+	typ     codec.Member
+	textAt  int
+	textLen int
+}
+
+// crossedSnapshot is what crossSnapshot found of the snapshot at at, in the line being
+// redacted (while gen is the stage's): its end and content, offsets from its start.
+type crossedSnapshot struct {
+	gen     uint64
+	at      *byte
+	end     int
+	content codec.Member
+}
+
+// maxSpareText bounds the released text whose buffer a block done with keeps for the next.
+const maxSpareText = 1 << 20
 
 func blockKind(updateType string) int {
 	switch {
@@ -108,11 +143,42 @@ func (s *Redact) block(idx int64, typ string) *redactBlock {
 	}
 	b := s.blocks[idx]
 	if b == nil || b.kind != kind || strings.HasSuffix(typ, "_start") {
-		b = &redactBlock{kind: kind}
-		b.stream.Start(s.js, kind == blockToolCall)
+		s.retire(b)
+		b = s.newBlock(kind)
 		s.blocks[idx] = b
 	}
 	return b
+}
+
+// newBlock starts a block of a kind, on the buffers of one done with when there is one: a
+// stream of messages allocates nothing for their blocks once the first few had theirs.
+func (s *Redact) newBlock(kind int) *redactBlock {
+	var b *redactBlock
+	if n := len(s.spare); n > 0 {
+		b, s.spare = s.spare[n-1], s.spare[:n-1]
+		b.kind, b.ended, b.final = kind, false, nil
+	} else {
+		b = &redactBlock{kind: kind}
+	}
+	b.stream.Start(s.js, kind == blockToolCall)
+	return b
+}
+
+// retire keeps a block done with (nil: none) for newBlock, unless its text was lent or is
+// long.
+func (s *Redact) retire(b *redactBlock) {
+	if b != nil && !b.lent && cap(b.stream.Released()) <= maxSpareText {
+		s.spare = append(s.spare, b)
+	}
+}
+
+// dropBlocks forgets every block, at the start and end of an assistant message.
+func (s *Redact) dropBlocks() {
+	for i, b := range s.blocks {
+		s.retire(b)
+		s.blocks[i] = nil
+	}
+	s.blocks = s.blocks[:0]
 }
 
 // finish ends a block and returns the tail it held.
@@ -162,7 +228,7 @@ func (s *Redact) Push(f *Frame, emit Emit) error {
 					return err
 				}
 			}
-			s.blocks = s.blocks[:0]
+			s.dropBlocks()
 		}
 	}
 	return s.generic(f, emit)
@@ -195,6 +261,7 @@ func (s *Redact) finishOpen(id []byte, emit Emit) error {
 // snapshotOf returns the snapshot raw with its blocks as released now.
 func (s *Redact) snapshotOf(raw []byte) []byte {
 	s.js.Reset()
+	s.gen++
 	s.snapshot(raw, 0)
 	if len(s.js.Edits()) == 0 {
 		return raw
@@ -227,43 +294,33 @@ func syntheticDelta(kind, idx int, tail, id, snap []byte) []byte {
 	return append(out, '}', '}')
 }
 
-// deltaAgain redacts a line that is s.clean's line but for the text of its delta.
+// deltaAgain redacts a line that is s.clean's line but for the text of its delta: the
+// next delta of the block that line's delta went to.
 func (s *Redact) deltaAgain(f *Frame, emit Emit) error {
 	c := &s.clean
 	c.line = f.checkedLine() // clean around its delta too, whatever its delta becomes
 	line := f.Line()
 	delta := f.index.ChangedValue()
 	ds, de := delta.ValStart, delta.ValEnd
-	// What block(c.index, c.typ) returns for a delta: the block there when of its kind.
-	var b *redactBlock
-	if c.index < int64(len(s.blocks)) {
-		b = s.blocks[c.index]
-	}
-	if b == nil || b.kind != c.kind {
-		b = s.block(c.index, c.typ)
-	}
-	deltaText := s.pushDelta(b, line, ds, de)
-	s.full = false
-	s.lastID = nil
-	if c.hasID {
-		s.lastID = c.id // update, which changes c.id, sets lastID anew after it
-	}
-	if bytes.Equal(deltaText, line[ds:de]) {
+	// s.full and s.lastID stay as c's line left them: a delta-form update, with the same id.
+	out, asCame := c.block.stream.PushString(line, ds, de)
+	if asCame {
 		return emit(f)
 	}
-	s.out = append(append(append(s.out[:0], line[:ds]...), deltaText...), line[de:]...)
+	s.deltaEnc = codec.AppendString(s.deltaEnc[:0], codec.UnsafeString(out))
+	s.out = append(append(append(s.out[:0], line[:ds]...), s.deltaEnc...), line[de:]...)
 	return emit(f.Edited(s.out))
 }
 
 // pushDelta runs the delta whose string is raw[start:end] through block b, and returns the
-// string's new encoding: raw's own when the delta released is the delta as it came.
-func (s *Redact) pushDelta(b *redactBlock, raw []byte, start, end int) []byte {
-	dec := s.js.Decoded(raw, start, end)
-	if out := b.stream.Push(dec); !bytes.Equal(out, dec) {
+// string's new encoding, and whether that is raw's own (the delta released is the delta as
+// it came).
+func (s *Redact) pushDelta(b *redactBlock, raw []byte, start, end int) ([]byte, bool) {
+	if out, asCame := b.stream.PushString(raw, start, end); !asCame {
 		s.deltaEnc = codec.AppendString(s.deltaEnc[:0], codec.UnsafeString(out))
-		return s.deltaEnc
+		return s.deltaEnc, false
 	}
-	return raw[start:end]
+	return raw[start:end], true
 }
 
 // generic redacts every string of the frame's line.
@@ -326,18 +383,19 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 	if !ame.Exists() || line[ame.ValStart] != '{' {
 		return s.generic(f, emit)
 	}
-	ev := parseNestedEvent(ame.Raw(line))
+	s.gen++
+	ev := s.nestedEvent(ame.Raw(line))
 	typ := ev.typ()
 	b := s.block(ev.index(), typ)
 
 	// The block's transition first: a snapshot shows the state after it.
-	var deltaText []byte // the delta's new encoding, when it changed
+	var deltaText []byte // the delta's encoding, as it came or redacted
 	var tail []byte
 	if b != nil {
 		switch typ {
 		case codec.UpdateTextDelta, codec.UpdateThinkingDelta, codec.UpdateToolCallDelta:
 			if d := ev.member(evDelta); d.Exists() && ev.raw[d.ValStart] == '"' {
-				deltaText = s.pushDelta(b, ev.raw, d.ValStart, d.ValEnd)
+				deltaText, _ = s.pushDelta(b, ev.raw, d.ValStart, d.ValEnd)
 			}
 		case codec.UpdateToolCallEnd:
 			if tc := ev.member(evToolCall); tc.Exists() {
@@ -395,9 +453,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		return 0, false
 	})
 	if n := len(s.js.Edits()); deltaWalked && !msg.Exists() && !ev.has(evPartial) && (n == 0 || n == 1 && deltaEdited) {
-		s.clean.line = f.checkedLine()
-		s.clean.typ, s.clean.kind, s.clean.index = typ, b.kind, ev.index()
-		s.clean.id, s.clean.hasID = append(s.clean.id[:0], idM.Raw(line)...), idM.Exists()
+		s.clean.line, s.clean.block = f.checkedLine(), b
 	}
 	out := line
 	if len(s.js.Edits()) > 0 {
@@ -462,16 +518,15 @@ func (s *Redact) snapshotAt(b []byte, vs int) int {
 // is walked.
 func (s *Redact) snapshot(b []byte, vs int) int {
 	j := s.js
-	content := codec.Find(b[vs:], "content")
-	cs, ce := vs+content.ValStart, vs+content.ValEnd
-	if content.Exists() && b[cs] == '[' && s.cleanPrefix != nil && bytes.Equal(b[vs:cs], s.cleanPrefix) {
-		if end := objectEnd(b, ce); bytes.Equal(b[ce:end], s.cleanSuffix) {
-			s.content(b, cs)
-			return end
-		}
+	end, content := s.crossSnapshot(b, vs)
+	cs, ce := content.ValStart, content.ValEnd
+	if content.Exists() && b[cs] == '[' && s.cleanPrefix != nil && bytes.Equal(b[vs:cs], s.cleanPrefix) &&
+		bytes.Equal(b[ce:end], s.cleanSuffix) {
+		s.content(b, cs)
+		return end
 	}
 	mark, contentEdits := len(j.Edits()), 0
-	end := j.Object(b, vs, func(key []byte, cvs int) (int, bool) {
+	end = j.Object(b, vs, func(key []byte, cvs int) (int, bool) {
 		if string(key) != "content" || b[cvs] != '[' {
 			return 0, false
 		}
@@ -483,21 +538,160 @@ func (s *Redact) snapshot(b []byte, vs int) int {
 	if content.Exists() && b[cs] == '[' && len(j.Edits())-mark == contentEdits {
 		s.cleanPrefix = append(s.cleanPrefix[:0], b[vs:cs]...)
 		s.cleanSuffix = append(s.cleanSuffix[:0], b[ce:end]...)
+		s.cleanKey = content.KeyStart - vs
 	}
 	return end
 }
 
-// objectEnd returns the end of the object whose members continue at i (after a value).
-func objectEnd(b []byte, i int) int {
-	for {
-		i = codec.SkipSpace(b, i)
-		if i >= len(b) || b[i] != ',' {
-			return min(len(b), i+1)
-		}
-		i = codec.SkipString(b, codec.SkipSpace(b, i+1)+1)
-		i = codec.SkipSpace(b, codec.SkipSpace(b, i)+1)
-		i = codec.SkipValue(b, i)
+// A full-form line is mostly its blocks' texts, twice (the snapshots in partial and
+// message). Finding a member after a text crosses it to its end, looking at every byte; a
+// text that is what a streamed block released, which then holds no quote and no backslash
+// (Block.Plain), is crossed by comparing it with that text instead.
+
+// knownString returns the end of the string at vs of b when it is the JSON string of plain
+// (Block.Plain), or 0: it opens with a quote, holds plain, and closes right after it.
+func knownString(b []byte, vs int, plain []byte) int {
+	if end := vs + len(plain) + 2; end <= len(b) && b[vs] == '"' && b[end-1] == '"' &&
+		bytes.Equal(b[vs+1:end-1], plain) {
+		return end
 	}
+	return 0
+}
+
+// nestedEvent is parseNestedEvent with the snapshot in partial crossed by crossSnapshot.
+func (s *Redact) nestedEvent(raw []byte) (n nestedEvent) {
+	n.raw = raw
+	eachMember(raw, 0, func(key []byte, vs int) int {
+		if string(key) == "partial" && raw[vs] == '{' {
+			end, _ := s.crossSnapshot(raw, vs)
+			return end
+		}
+		return codec.SkipValue(raw, vs)
+	}, func(key []byte, m codec.Member) {
+		for k, name := range eventKeys {
+			if string(key) == name {
+				n.m[k] = m // the last of duplicates, as codec.FindEach
+				break
+			}
+		}
+	})
+	return n
+}
+
+// crossSnapshot returns the end of the snapshot object at vs of b (valid JSON) and its
+// member content (the last so named, offsets in b), its blocks crossed by crossBlocks.
+func (s *Redact) crossSnapshot(b []byte, vs int) (end int, content codec.Member) {
+	if c := &s.crossed; c.gen == s.gen && c.at == &b[vs] { // crossed for the nested event
+		content = c.content
+		if content.Exists() {
+			content.KeyStart, content.ValStart, content.ValEnd = vs+content.KeyStart, vs+content.ValStart, vs+content.ValEnd
+		}
+		return vs + c.end, content
+	}
+	end, content = s.crossSnapshotAgain(b, vs)
+	c := &s.crossed
+	c.gen, c.at, c.end, c.content = s.gen, &b[vs], end-vs, content
+	if content.Exists() {
+		c.content.KeyStart, c.content.ValStart, c.content.ValEnd = content.KeyStart-vs, content.ValStart-vs, content.ValEnd-vs
+	}
+	return end, content
+}
+
+// crossSnapshotAgain is crossSnapshot, crossing the snapshot.
+func (s *Redact) crossSnapshotAgain(b []byte, vs int) (end int, content codec.Member) {
+	// A snapshot made of the bytes of the clean one around another content has its
+	// members where that one had them: only the content is crossed.
+	if p, q := s.cleanPrefix, s.cleanSuffix; p != nil && len(b)-vs > len(p) && b[vs+len(p)] == '[' &&
+		bytes.Equal(b[vs:vs+len(p)], p) {
+		cs := vs + len(p)
+		if ce := s.crossBlocks(b, cs); len(b)-ce >= len(q) && bytes.Equal(b[ce:ce+len(q)], q) {
+			return ce + len(q), codec.Member{KeyStart: vs + s.cleanKey, ValStart: cs, ValEnd: ce}
+		}
+	}
+	end = eachMember(b, vs, func(key []byte, cvs int) int {
+		if string(key) == "content" && b[cvs] == '[' {
+			return s.crossBlocks(b, cvs)
+		}
+		return codec.SkipValue(b, cvs)
+	}, func(key []byte, m codec.Member) {
+		if string(key) == "content" {
+			content = m
+		}
+	})
+	return end, content
+}
+
+// crossBlocks returns the end of the content array at cs of b, its elements crossed by
+// crossBlock.
+func (s *Redact) crossBlocks(b []byte, cs int) int {
+	i := codec.SkipSpace(b, cs+1)
+	if b[i] == ']' {
+		return i + 1
+	}
+	for n := 0; ; n++ {
+		var more bool
+		if i, more = nextMember(b, s.crossBlock(b, i, n)); !more {
+			return i + 1
+		}
+	}
+}
+
+// crossBlock returns the end of element n of a snapshot's content, at i of b. When it is
+// the object of a block the stage streams, it notes what content will read of it (seen):
+// its type, and which string member holds the block's text as released, the block's string
+// members crossed by comparing them with that text when it is plain.
+func (s *Redact) crossBlock(b []byte, i, n int) int {
+	if n >= len(s.blocks) || s.blocks[n] == nil || b[i] != '{' {
+		return codec.SkipValue(b, i)
+	}
+	blk := s.blocks[n]
+	seen := &blk.seen
+	plain, text := blk.stream.Plain(), blk.stream.Released()
+	*seen = blockSeen{gen: s.gen, at: &b[i], textAt: -1, textLen: len(text)}
+	return eachMember(b, i, func(_ []byte, vs int) int {
+		if plain {
+			if end := knownString(b, vs, text); end > 0 {
+				seen.textAt = vs - i
+				return end
+			}
+		}
+		return codec.SkipValue(b, vs)
+	}, func(key []byte, m codec.Member) {
+		if string(key) == "type" { // the last so named, as codec.Find finds it
+			seen.typ = codec.Member{KeyStart: m.KeyStart - i, ValStart: m.ValStart - i, ValEnd: m.ValEnd - i}
+		}
+	})
+}
+
+// eachMember crosses the object at i of b (valid JSON) and returns its end: cross returns
+// the end of the value at vs of the member named key (raw), and fn, when not nil, is told
+// each member, its offsets in b.
+func eachMember(b []byte, i int, cross func(key []byte, vs int) int, fn func(key []byte, m codec.Member)) int {
+	i = codec.SkipSpace(b, i+1)
+	for i < len(b) && b[i] == '"' {
+		keyEnd := codec.SkipString(b, i+1)
+		vs := codec.SkipSpace(b, codec.SkipSpace(b, keyEnd)+1)
+		key := b[i+1 : keyEnd-1]
+		ve := cross(key, vs)
+		if fn != nil {
+			fn(key, codec.Member{KeyStart: i, ValStart: vs, ValEnd: ve})
+		}
+		var more bool
+		if i, more = nextMember(b, ve); !more {
+			break
+		}
+	}
+	return codec.SkipSpace(b, i) + 1
+}
+
+// nextMember returns where the next member or element of a container starts after a value
+// that ends at ve, or where the container closes and false.
+func nextMember(b []byte, ve int) (int, bool) {
+	i := codec.SkipSpace(b, ve)
+	if i >= len(b) || b[i] != ',' {
+		return i, false
+	}
+	return codec.SkipSpace(b, i+1), true
 }
 
 // content redacts a snapshot's content array at cs and returns its end.
@@ -508,8 +702,12 @@ func (s *Redact) content(b []byte, cs int) int {
 			return 0, false
 		}
 		blk := s.blocks[n]
+		seen := &blk.seen
+		if seen.gen != s.gen || seen.at != &b[evs] { // crossSnapshot crosses every snapshot first
+			s.crossBlock(b, evs, n)
+		}
 		field := ""
-		switch codec.Find(b[evs:], "type").View(b[evs:]) {
+		switch seen.typ.View(b[evs:]) {
 		case "text":
 			if blk.kind == blockText {
 				field = "text"
@@ -530,6 +728,9 @@ func (s *Redact) content(b []byte, cs int) int {
 			if string(k) != field {
 				return 0, false
 			}
+			if fvs-evs == seen.textAt && seen.textLen == len(blk.stream.Released()) { // the text as released
+				return fvs + len(blk.stream.Released()) + 2, true
+			}
 			return s.blockValue(b, fvs, blk), true
 		}), true
 	})
@@ -539,8 +740,15 @@ func (s *Redact) content(b []byte, cs int) int {
 // returns the value's end.
 func (s *Redact) blockValue(b []byte, vs int, blk *redactBlock) int {
 	j := s.js
-	ve := codec.SkipValue(b, vs)
 	released := blk.stream.Released()
+	if blk.stream.Plain() {
+		// The text as released, found without crossing it twice (to its end, then for an
+		// escape) before comparing it.
+		if end := knownString(b, vs, released); end > 0 {
+			return end
+		}
+	}
+	ve := codec.SkipValue(b, vs)
 	if blk.kind != blockToolCall {
 		if b[vs] != '"' {
 			return j.Value(b, vs)
@@ -575,7 +783,7 @@ func (s *Redact) typedUpdate(e *codec.MessageUpdate, emit Emit) error {
 				u.ToolCall = &codec.ToolCall{ID: s.r.RedactString(u.ToolCall.ID), Name: s.r.RedactString(u.ToolCall.Name)}
 			}
 		case codec.UpdateTextDelta, codec.UpdateThinkingDelta, codec.UpdateToolCallDelta:
-			if out := b.stream.Push([]byte(u.Delta)); string(out) != u.Delta {
+			if out, asCame := b.stream.Push([]byte(u.Delta)); !asCame {
 				u.Delta = string(out)
 			}
 		case codec.UpdateTextEnd, codec.UpdateThinkingEnd:
@@ -647,6 +855,9 @@ func (s *Redact) typedSnapshot(m *codec.AssistantMessage) *codec.AssistantMessag
 		var blk *redactBlock
 		if i < len(s.blocks) {
 			blk = s.blocks[i]
+		}
+		if blk != nil {
+			blk.lent = true // its text goes into the snapshot as a string
 		}
 		switch x := block.(type) {
 		case *codec.TextContent:

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/redact"
@@ -465,6 +467,9 @@ func FuzzRedactForms(f *testing.F) {
 			var out []string
 			for k := 0; len(s) > 0; k++ {
 				n := min(len(s), 1+int(cuts[k%len(cuts)])%64)
+				for n < len(s) && !utf8.RuneStart(s[n]) {
+					n++ // a delta is a JSON string: whole characters
+				}
 				out = append(out, s[:n])
 				s = s[n:]
 			}
@@ -490,4 +495,142 @@ func TestRedactAuthorizationMember(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	checkRedactedRun(t, r, []genBlock{{kind: "text", chunks: []string{"ok"}}, {kind: "toolCall", chunks: chunk(in, nil)}}, "ZGVwbG95OlMzY3JldC1wYXNzITc3")
+}
+
+// passOn is a stage that passes every frame on: what Run itself allocates.
+type passOn struct{}
+
+func (passOn) Push(f *stages.Frame, emit stages.Emit) error { return emit(f) }
+func (passOn) Flush(stages.Emit) error                      { return nil }
+
+// Once its first messages are through, the stage allocates nothing over a stream in the
+// delta form: not per delta, and not per message (its blocks start again on the buffers of
+// the blocks before). A run of f_long (two thousand text deltas and the events around them)
+// through a stage that has seen two costs it exactly what it costs a stage that passes every
+// line on.
+func TestRedactAllocatesNothingOverADeltaStream(t *testing.T) {
+	run := forms(t)["delta"][1]
+	st := newRedact(t, redact.Options{})
+	runBytes(t, st, repeated(t, "delta", 2), io.Discard)
+	allocs := func(st stages.Stage) float64 {
+		return testing.AllocsPerRun(5, func() { runBytes(t, st, run, io.Discard) })
+	}
+	if got, want := allocs(st), allocs(passOn{}); got != want {
+		t.Errorf("a run of f_long in the delta form: %.1f allocations, %.1f of them Run's own", got, want)
+	}
+}
+
+// A snapshot shows each streamed block as released after the update's own delta, also when
+// it came behind it (a snapshot that lags its delta), and whether the stage looked at the
+// snapshot before or after the delta went to its block.
+func TestRedactSnapshotsShowTheTextAfterTheDelta(t *testing.T) {
+	update := func(typ, delta, text string) string {
+		snap := `{"role":"assistant","content":[{"type":"text","text":"` + text + `"}],"api":"a"}`
+		d := ""
+		if delta != "" {
+			d = `,"delta":"` + delta + `"`
+		}
+		return `{"type":"message_update","assistantMessageEvent":{"type":"` + typ + `","contentIndex":0` + d +
+			`,"partial":` + snap + `},"message":` + snap + `}`
+	}
+	start := `{"type":"message_start","message":{"role":"assistant","content":[],"api":"a"}}`
+	in := strings.Join([]string{start, update("text_start", "", ""), update("text_delta", "abc ", ""),
+		update("text_delta", "def ", "abc "), update("text_delta", "ghi ", "abc def ghi ")}, "\n") + "\n"
+	want := strings.Join([]string{start, update("text_start", "", ""), update("text_delta", "abc ", "abc "),
+		update("text_delta", "def ", "abc def "), update("text_delta", "ghi ", "abc def ghi ")}, "\n") + "\n"
+	if got := run(t, newRedact(t, redact.Options{}), []byte(in)); string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// In the full form, every snapshot the stage writes shows each streamed text block as the
+// deltas it wrote for that block so far add up to, whatever the snapshot it read showed
+// (the text as streamed, lagging its delta, ahead of it, or other), with secrets, escapes
+// and multi-byte characters in the texts, and the snapshot in partial, message or both.
+func TestRedactSnapshotsAreTheTextReleased(t *testing.T) {
+	r := redactor(t, redact.Options{})
+	rnd := rand.New(rand.NewSource(11))
+	words := []string{"0001 ", "the ", "AKIAIOSFODNN7EXAMPLE ", "token=", "\"q\" ", `\ `, "\n", "é ", "sk-",
+		"ant-api03-abcdefghijklmnopqrstuvwxyz0123 ", "password: hunter2x ", "x"}
+	type snapshot struct {
+		Content []struct {
+			Text     string `json:"text"`
+			Thinking string `json:"thinking"`
+		} `json:"content"`
+	}
+	for range 200 {
+		kinds := []string{"text", "thinking", "text"}[:1+rnd.Intn(3)]
+		texts := make([]string, len(kinds))
+		started := 0 // the blocks a snapshot shows
+		snap := func(lagging int, before string) json.RawMessage {
+			var content []string
+			for i, k := range kinds[:started] {
+				text := texts[i]
+				switch x := rnd.Intn(10); {
+				case i == lagging && x < 3:
+					text = before
+				case x == 3:
+					text += words[rnd.Intn(len(words))]
+				case x == 4:
+					text = words[rnd.Intn(len(words))]
+				}
+				content = append(content, fmt.Sprintf(`{"type":%q,%q:%s}`, k, k, codec.AppendString(nil, text)))
+			}
+			return json.RawMessage(`{"role":"assistant","content":[` + strings.Join(content, ",") + `],"api":"a"}`)
+		}
+		var in []byte
+		update := func(ev map[string]any, s json.RawMessage) {
+			u := map[string]any{"type": "message_update", "assistantMessageEvent": ev}
+			switch rnd.Intn(3) {
+			case 0:
+				ev["partial"] = s
+			case 1:
+				u["message"] = s
+			default:
+				ev["partial"], u["message"] = s, s
+			}
+			line, _ := json.Marshal(u)
+			in = append(append(in, line...), '\n')
+		}
+		in = append(in, `{"type":"message_start","message":{"role":"assistant","content":[],"api":"a"}}`+"\n"...)
+		for i, k := range kinds {
+			started++
+			update(map[string]any{"type": k + "_start", "contentIndex": i}, snap(-1, ""))
+			for range rnd.Intn(25) {
+				before := texts[i]
+				delta := words[rnd.Intn(len(words))]
+				texts[i] += delta
+				update(map[string]any{"type": k + "_delta", "contentIndex": i, "delta": delta}, snap(i, before))
+			}
+			update(map[string]any{"type": k + "_end", "contentIndex": i, "content": texts[i]}, snap(-1, ""))
+		}
+		released := make([]string, len(kinds))
+		for n, line := range lines(run(t, stages.NewRedact(r), in)) {
+			var u struct {
+				Event struct {
+					Type    string    `json:"type"`
+					Index   int       `json:"contentIndex"`
+					Delta   string    `json:"delta"`
+					Partial *snapshot `json:"partial"`
+				} `json:"assistantMessageEvent"`
+				Message *snapshot `json:"message"`
+			}
+			if err := json.Unmarshal(line, &u); err != nil {
+				t.Fatalf("line %d: %v\n%s", n+1, err, line)
+			}
+			if strings.HasSuffix(u.Event.Type, "_delta") {
+				released[u.Event.Index] += u.Event.Delta
+			}
+			for _, s := range []*snapshot{u.Event.Partial, u.Message} {
+				if s == nil {
+					continue
+				}
+				for i, b := range s.Content {
+					if got := b.Text + b.Thinking; got != released[i] {
+						t.Fatalf("line %d, block %d shows %q, its deltas so far %q\nin:\n%s", n+1, i, got, released[i], in)
+					}
+				}
+			}
+		}
+	}
 }
