@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"reflect"
+	"testing"
+)
+
+const smapsSample = `00400000-01ab4000 r-xp 00000000 fe:00 1234 /opt/bc/base-context
+Size:              23248 kB
+Rss:               16528 kB
+FilePmdMapped:      8192 kB
+VmFlags: rd ex mr mw me
+01ab4000-03bbe000 r--p 016b4000 fe:00 1234 /opt/bc/base-context
+Size:              33832 kB
+Rss:               12136 kB
+FilePmdMapped:         0 kB
+VmFlags: rd mr mw me
+03bbe000-03c24000 rw-p 037be000 fe:00 1234 /opt/bc/base-context
+FilePmdMapped:      2048 kB
+VmFlags: rd wr mr mw me ac
+7f0000000000-7f0000400000 r-xp 00000000 fe:00 99 /usr/lib/other.so
+FilePmdMapped:      4096 kB
+VmFlags: rd ex mr mw me
+7f0000600000-7f0000a00000 r--p 00000000 fe:00 1234 /opt/bc/base-context (deleted)
+FilePmdMapped:      4096 kB
+7f0000c00000-7f0000e00000 r--p 00000000 fe:00 1235 /opt/bc/base-context two
+FilePmdMapped:      2048 kB
+7ffc0e491000-7ffc0e4b2000 rw-p 00000000 00:00 0                          [stack]
+Rss:                  16 kB
+FilePmdMapped:         0 kB
+`
+
+// Only the executable's own read-only mappings with 2 MB pages are unmapped: not its
+// writable data, not another file's, not a mapping without 2 MB pages.
+func TestPMDMappings(t *testing.T) {
+	got := pmdMappings([]byte(smapsSample), "/opt/bc/base-context")
+	want := [][2]uintptr{{0x400000, 0x1ab4000}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pmdMappings = %x, want %x", got, want)
+	}
+	// A path with spaces, and the " (deleted)" the kernel adds to both once the file is gone.
+	got = pmdMappings([]byte(smapsSample), "/opt/bc/base-context (deleted)")
+	if want := [][2]uintptr{{0x7f0000600000, 0x7f0000a00000}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pmdMappings of a deleted file = %x, want %x", got, want)
+	}
+	if n := smapsValue([]byte(smapsSample), "FilePmdMapped:"); n != 8192 {
+		t.Errorf("smapsValue = %d, want the first mapping's 8192", n)
+	}
+	if n := smapsValue([]byte("FilePmdMapped:   2048 kB\n"), "FilePmdMapped:"); n != 2048 {
+		t.Errorf("smapsValue of a block's first line = %d, want 2048", n)
+	}
+	if n := smapsValue([]byte(smapsSample), "Missing:"); n != 0 {
+		t.Errorf("smapsValue of a missing key = %d", n)
+	}
+}
