@@ -28,6 +28,9 @@ type Index struct {
 	memo      [memoSize]byte
 	marks     [maxMarks]mark
 	markCount int
+	// marksUpTo: only the marks up to it hold, where a line since found to repeat the line
+	// before started to differ from it (the members after it have moved).
+	marksUpTo int
 
 	// The whole last line indexed, when it is short (prev is empty otherwise), so that a line
 	// that repeats it but for the bodies of some of its string values is checked by comparing
@@ -35,7 +38,7 @@ type Index struct {
 	// body of its last string value changes) and the next update of the full form (its delta
 	// and the texts of its two snapshots change) come so.
 	prev        []byte
-	prevBodies  bool     // notes.bodies lists every string value of prev
+	prevBodies  bool     // notes.bodies lists every string value of prev (the last as notes.last)
 	repeated    bool     // the line indexed last was found so
 	changes     []change // when repeated: the string values whose bodies changed, in order
 	next        []change // where repeatStrings lists them before they are the line's
@@ -96,8 +99,7 @@ type mark struct {
 func CheckObjectIndexed(line []byte, ix *Index) error {
 	ix.count++
 	ix.repeated = false
-	if n, end := ix.repeatLength(line); n == len(line) {
-		ix.repeatedAs(line, end)
+	if ix.repeatLast(line, false) > 0 {
 		return nil
 	}
 	if ix.repeatStrings(line, false) == len(line) {
@@ -129,9 +131,8 @@ func CheckObjectIndexed(line []byte, ix *Index) error {
 // that finds the line so need not look for its end: the bytes around the bodies are those
 // of a line, and a string's body holds no LF.
 func (ix *Index) CheckRepeatedLine(pending []byte) int {
-	if n, end := ix.repeatLength(pending); n >= 0 && n < len(pending) && pending[n] == '\n' {
+	if n := ix.repeatLast(pending, true); n > 0 {
 		ix.count++
-		ix.repeatedAs(pending[:n], end)
 		return n
 	}
 	if n := ix.repeatStrings(pending, true); n > 0 {
@@ -142,29 +143,25 @@ func (ix *Index) CheckRepeatedLine(pending []byte) int {
 	return 0
 }
 
-// repeatLength finds a line at the start of p (a whole line, or input not yet split) that
-// is the last line indexed (valid) but for the body of that line's last string value: every
-// other byte is the same, so the line is valid if that body is. It returns the line's length
-// and where the body ends in it, or -1 when p does not start with such a line.
-func (ix *Index) repeatLength(p []byte) (n, end int) {
-	old, last := ix.prev, ix.notes.last
+// repeatLast finds a line at the start of p (a whole line, or with pending input not yet
+// split, followed by an LF) that is the last line indexed (valid) but for the body of that
+// line's last string value: every other byte is the same, so the line is valid if that body
+// is. It indexes it (its members are the last line's, moved by the change of length) and
+// returns its length, or returns -1 and leaves ix as it is when p does not start with such
+// a line. (One function, not a check and an indexing, for the next delta of a block: most
+// lines of the delta form.)
+func (ix *Index) repeatLast(p []byte, pending bool) int {
+	old, last := ix.prev, &ix.notes.last
 	if len(old) == 0 || len(p) <= last.body || string(p[:last.body]) != string(old[:last.body]) {
-		return -1, 0
+		return -1
 	}
 	after, ok := validString(p, last.body)
 	tail := old[last.end:]
-	n = after - 1 + len(tail)
-	if !ok || n > len(p) || string(p[after-1:n]) != string(tail) {
-		return -1, 0
+	n := after - 1 + len(tail)
+	if !ok || n > len(p) || string(p[after-1:n]) != string(tail) || pending && (n == len(p) || p[n] != '\n') || !pending && n != len(p) {
+		return -1
 	}
-	return n, after - 1
-}
-
-// repeatedAs indexes b, found to be the last line indexed but for the body of its last
-// string value, which ends at end in b: its members are the last line's, moved by the
-// change of length.
-func (ix *Index) repeatedAs(b []byte, end int) {
-	last := &ix.notes.last
+	b, end := p[:n], after-1
 	moved := end - last.end
 	for k := range ix.members {
 		m := &ix.members[k]
@@ -177,12 +174,10 @@ func (ix *Index) repeatedAs(b []byte, end int) {
 		}
 	}
 	ix.prev = append(ix.prev[:last.body], b[last.body:]...)
-	ix.keepMarksBefore(last.body)
-	ix.lastWas, last.end = last.end, end
-	if ix.prevBodies {
-		ix.notes.bodies[len(ix.notes.bodies)-1].end = end
-	}
+	ix.marksUpTo = min(ix.marksUpTo, last.body)
+	ix.lastWas, last.end = last.end, end // notes.bodies is brought up to date when it is read
 	ix.line, ix.repeated, ix.lastOnly = b, true, true
+	return n
 }
 
 // repeatStrings finds a line at the start of p (a whole line, or with pending input not yet
@@ -200,6 +195,7 @@ func (ix *Index) repeatStrings(p []byte, pending bool) int {
 	if len(old) == 0 || !ix.prevBodies {
 		return -1
 	}
+	bodies[len(bodies)-1] = ix.notes.last // not kept up to date by repeatLast
 	if ix.next == nil {
 		ix.changes, ix.next = ix.changeStore[0][:0], ix.changeStore[1][:0]
 	}
@@ -279,19 +275,8 @@ func (ix *Index) stringsRepeatedAs(b []byte) {
 	}
 	ix.notes.last = bodies[len(bodies)-1]
 	ix.prev = append(ix.prev[:first], b[first:]...)
-	ix.keepMarksBefore(first)
+	ix.marksUpTo = min(ix.marksUpTo, first)
 	ix.line, ix.repeated, ix.lastOnly = b, true, false
-}
-
-// keepMarksBefore forgets the marks of member ends past pos, where the line indexed, a
-// repeat, starts to differ from the line before: the members before them have moved.
-func (ix *Index) keepMarksBefore(pos int) {
-	for ix.markCount > 1 && ix.marks[ix.markCount-1].end > pos {
-		ix.markCount--
-	}
-	if ix.markCount < 2 {
-		ix.markCount = 0
-	}
 }
 
 // safeStart backs i, a position in the string body that starts at body in b (valid), up to
@@ -541,6 +526,7 @@ func (ix *Index) resume(b []byte) (m mark, ok bool) {
 	if same > len(b) || string(b[:same]) != string(ix.memo[:same]) { // all of it, most often
 		same = commonPrefix(b, ix.memo[:same])
 	}
+	same = min(same, ix.marksUpTo)
 	for k := ix.markCount - 1; k > 0; k-- { // marks[0] is the first key: nothing to skip
 		if m = ix.marks[k]; m.end <= same {
 			ix.members = ix.members[:m.members]
@@ -561,7 +547,7 @@ func (ix *Index) remember(b []byte, marks int) {
 		return
 	}
 	copy(ix.memo[:], b[:ix.marks[marks-1].end])
-	ix.markCount = marks
+	ix.markCount, ix.marksUpTo = marks, len(b)
 }
 
 // commonPrefix is the length of the longest common start of a and b.
