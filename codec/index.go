@@ -39,6 +39,7 @@ type Index struct {
 	// and the texts of its two snapshots change) come so.
 	prev        []byte
 	prevBodies  bool     // notes.bodies lists every string value of prev (the last as notes.last)
+	lastMember  int      // the member that holds prev's last string value: the first a change of it moves
 	repeated    bool     // the line indexed last was found so
 	changes     []change // when repeated: the string values whose bodies changed, in order
 	next        []change // where repeatStrings lists them before they are the line's
@@ -117,6 +118,10 @@ func CheckObjectIndexed(line []byte, ix *Index) error {
 		if len(line) <= prevSize && ix.notes.last.body > 0 {
 			ix.prev = append(ix.prev, line...)
 			ix.prevBodies = ix.notes.record
+			ix.lastMember = len(ix.members) - 1
+			for ix.lastMember > 0 && ix.members[ix.lastMember].ValStart >= ix.notes.last.body {
+				ix.lastMember--
+			}
 		}
 		return nil
 	}
@@ -163,7 +168,7 @@ func (ix *Index) repeatLast(p []byte, pending bool) int {
 	}
 	b, end := p[:n], after-1
 	moved := end - last.end
-	for k := range ix.members {
+	for k := ix.lastMember; k < len(ix.members); k++ {
 		m := &ix.members[k]
 		if m.KeyStart > last.body {
 			m.KeyStart += moved
