@@ -43,6 +43,7 @@ type Index struct {
 	repeated    bool     // the line indexed last was found so
 	changes     []change // when repeated: the string values whose bodies changed, in order
 	next        []change // where repeatStrings lists them before they are the line's
+	guesses     []int    // where the next line is likely to differ from the last (a guess only)
 	lastOnly    bool     // when repeated: the only change is that of the last string value's body (changes is not made)
 	lastWas     int      // then where the last string value's closing quote was in the line before
 	count       int      // lines indexed, valid or not
@@ -112,7 +113,7 @@ func CheckObjectIndexed(line []byte, ix *Index) error {
 	}
 	ix.line, ix.keyLens, ix.members, ix.typ = nil, ix.keyLens[:0], ix.members[:0], -1
 	ix.notes = scanNotes{bodies: ix.notes.bodies[:0], record: len(line) <= prevSize}
-	ix.prev, ix.prevBodies, ix.changes, ix.foundN = ix.prev[:0], false, ix.changes[:0], 0
+	ix.prev, ix.prevBodies, ix.changes, ix.guesses, ix.foundN = ix.prev[:0], false, ix.changes[:0], ix.guesses[:0], 0
 	if indexObject(line, ix) {
 		ix.line = line
 		if len(line) <= prevSize && ix.notes.last.body > 0 {
@@ -205,9 +206,21 @@ func (ix *Index) repeatStrings(p []byte, pending bool) int {
 		ix.changes, ix.next = ix.changeStore[0][:0], ix.changeStore[1][:0]
 	}
 	ch := ix.next[:0]
-	i := samePrefix(p, old) // where they differ, in old; in p it is i+shift
-	k, shift := 0, 0
-	for i < len(old) {
+	i, k, shift, g := 0, 0, 0, 0 // i: a place in old, i+shift in p, the same before it
+	for {
+		// Where the line before differed from its own line before, most lines differ
+		// again (the same texts grow): the bytes up to there are compared at once.
+		for g < len(ix.guesses) && ix.guesses[g] <= i {
+			g++
+		}
+		if g < len(ix.guesses) {
+			if c := ix.guesses[g]; c <= len(old) && c+shift <= len(p) && string(p[i+shift:c+shift]) == string(old[i:c]) {
+				i = c
+			}
+		}
+		if i += samePrefix(p[i+shift:], old[i:]); i >= len(old) {
+			break
+		}
 		if i+shift >= len(p) {
 			return -1
 		}
@@ -232,7 +245,7 @@ func (ix *Index) repeatStrings(p []byte, pending bool) int {
 			from: from + shift, was: v.end, k: k})
 		shift = end - v.end
 		k++
-		i = v.end + samePrefix(p[end:], old[v.end:])
+		i = v.end // the closing quotes, the same
 	}
 	ix.next = ch // kept for its storage even when not used
 	n := len(old) + shift
@@ -249,6 +262,14 @@ func (ix *Index) stringsRepeatedAs(b []byte) {
 	ix.changes, ix.next = ix.next, ix.changes
 	ch := ix.changes
 	first := ch[0].from // the lines are the same before it
+	ix.guesses = ix.guesses[:0]
+	for _, c := range ch { // a text that changed from its start, or grew
+		if c.from == c.body {
+			ix.guesses = append(ix.guesses, c.body)
+		} else {
+			ix.guesses = append(ix.guesses, c.end)
+		}
+	}
 	c, moved := 0, 0
 	for j := range ix.members {
 		m := &ix.members[j]
@@ -311,6 +332,11 @@ func safeStart(b []byte, body, i int) int {
 // comparison, many bytes at a time.
 func samePrefix(a, b []byte) int {
 	n := min(len(a), len(b))
+	if n >= 8 { // most often where a guess (see repeatStrings) led: they differ at once
+		if x := word(a, 0) ^ word(b, 0); x != 0 {
+			return bits.TrailingZeros64(x) >> 3
+		}
+	}
 	i := 0
 	for i+1024 <= n && string(a[i:i+1024]) == string(b[i:i+1024]) {
 		i += 1024
