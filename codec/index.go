@@ -364,13 +364,6 @@ func (ix *Index) Changes() int {
 	return len(ix.changes)
 }
 
-// change is the i-th change of a repeated line.
-func (ix *Index) change(i int) change {
-	if ix.lastOnly {
-		return change{stringValue: ix.notes.last, from: ix.notes.last.body, was: ix.lastWas, k: len(ix.notes.bodies) - 1}
-	}
-	return ix.changes[i]
-}
 
 // ChangedString names the string value whose body changed when Repeats: the key of its
 // member (nil for an array element) and the number of containers around its container.

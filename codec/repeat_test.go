@@ -148,6 +148,14 @@ func checkChanges(t *testing.T, ix *Index, prev []byte, prevMembers []Member, li
 	}
 }
 
+// change is the i-th change of a repeated line.
+func (ix *Index) change(i int) change {
+	if ix.lastOnly {
+		return change{stringValue: ix.notes.last, from: ix.notes.last.body, was: ix.lastWas, k: len(ix.notes.bodies) - 1}
+	}
+	return ix.changes[i]
+}
+
 func TestRepeatStrings(t *testing.T) {
 	u1, u2, u3 := fullUpdate("0001 ", "0000 0001 "), fullUpdate("0002 ", "0000 0001 0002 "), fullUpdate("0003 ", "0000 0001 0002 0003 ")
 	for _, c := range []struct {
