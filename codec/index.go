@@ -364,7 +364,6 @@ func (ix *Index) Changes() int {
 	return len(ix.changes)
 }
 
-
 // ChangedString names the string value whose body changed when Repeats: the key of its
 // member (nil for an array element) and the number of containers around its container.
 func (ix *Index) ChangedString() (key []byte, depth int) { return ix.ChangedStringAt(0) }
