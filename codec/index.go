@@ -157,14 +157,21 @@ func (ix *Index) CheckRepeatedLine(pending []byte) int {
 // a line. (One function, not a check and an indexing, for the next delta of a block: most
 // lines of the delta form.)
 func (ix *Index) repeatLast(p []byte, pending bool) int {
-	old, last := ix.prev, &ix.notes.last
+	old, last := ix.prev, ix.notes.last
 	if len(old) == 0 || len(p) <= last.body || string(p[:last.body]) != string(old[:last.body]) {
 		return -1
 	}
 	after, ok := validString(p, last.body)
 	tail := old[last.end:]
 	n := after - 1 + len(tail)
-	if !ok || n > len(p) || string(p[after-1:n]) != string(tail) || pending && (n == len(p) || p[n] != '\n') || !pending && n != len(p) {
+	if !ok || n > len(p) || string(p[after-1:n]) != string(tail) {
+		return -1
+	}
+	if pending {
+		if n == len(p) || p[n] != '\n' {
+			return -1
+		}
+	} else if n != len(p) {
 		return -1
 	}
 	b, end := p[:n], after-1
@@ -180,8 +187,10 @@ func (ix *Index) repeatLast(p []byte, pending bool) int {
 		}
 	}
 	ix.prev = append(ix.prev[:last.body], b[last.body:]...)
-	ix.marksUpTo = min(ix.marksUpTo, last.body)
-	ix.lastWas, last.end = last.end, end // notes.bodies is brought up to date when it is read
+	if last.body < ix.marksUpTo {
+		ix.marksUpTo = last.body
+	}
+	ix.lastWas, ix.notes.last.end = last.end, end // notes.bodies is brought up to date when it is read
 	ix.line, ix.repeated, ix.lastOnly = b, true, true
 	return n
 }

@@ -54,8 +54,8 @@ func (m *messageIDs) next(typ string, present int64) int64 {
 }
 
 func (d *Deltas) Push(f *Frame, emit Emit) error {
-	passed, converted := d.passed, d.converted
-	d.passed, d.converted = lineID{}, lineID{}
+	passed := d.passed
+	d.passed = lineID{}
 	switch f.Type() {
 	case codec.TypeMessageStart, codec.TypeMessageEnd, codec.TypeMessageUpdate:
 	default:
@@ -68,6 +68,8 @@ func (d *Deltas) Push(f *Frame, emit Emit) error {
 		d.passed = f.checkedLine()
 		return emit(f)
 	}
+	converted := d.converted // only the line after it can repeat it: no other line needs to clear it
+	d.converted = lineID{}
 	if f.repeatsBodiesOf(converted, changingTexts) {
 		if out, ok := d.again(f); ok {
 			return emit(f.Edited(out))
