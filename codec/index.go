@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/bits"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -27,13 +28,26 @@ type Index struct {
 	memo      [memoSize]byte
 	marks     [maxMarks]mark
 	markCount int
+	// marksUpTo: only the marks up to it hold, where a line since found to repeat the line
+	// before started to differ from it (the members after it have moved).
+	marksUpTo int
 
 	// The whole last line indexed, when it is short (prev is empty otherwise), so that a line
-	// that repeats it but for the body of its last string value (the next delta of a block:
-	// only its text changes) is checked by comparing bytes and crossing that one string.
-	prev     []byte
-	repeated bool // the line indexed last was found so
-	count    int  // lines indexed, valid or not
+	// that repeats it but for the bodies of some of its string values is checked by comparing
+	// bytes and crossing the new parts of those strings: the next delta of a block (only the
+	// body of its last string value changes) and the next update of the full form (its delta
+	// and the texts of its two snapshots change) come so.
+	prev        []byte
+	prevBodies  bool     // notes.bodies lists every string value of prev (the last as notes.last)
+	lastMember  int      // the member that holds prev's last string value: the first a change of it moves
+	repeated    bool     // the line indexed last was found so
+	changes     []change // when repeated: the string values whose bodies changed, in order
+	next        []change // where repeatStrings lists them before they are the line's
+	guesses     []int    // where the next line is likely to differ from the last (a guess only)
+	lastOnly    bool     // when repeated: the only change is that of the last string value's body (changes is not made)
+	lastWas     int      // then where the last string value's closing quote was in the line before
+	count       int      // lines indexed, valid or not
+	changeStore [2][4]change
 
 	// What the last FindEach found while the members stay those of one line layout (a
 	// repeated line has its members where the line before had them): the keys it was
@@ -52,10 +66,22 @@ type Index struct {
 const maxFound = 8
 
 const (
-	memoSize = 256  // bytes of a line's start remembered
-	maxMarks = 8    // member ends remembered
-	prevSize = 4096 // longest line kept whole to compare the next with
+	memoSize = 256 // bytes of a line's start remembered
+	maxMarks = 8   // member ends remembered
+	// prevSize is the longest line kept whole, when validated by a scan, to compare the next
+	// with: a full-form update is ~10 KB. Keeping one costs a copy, a small part of what
+	// the scan cost; a line found to repeat it is kept whatever its length.
+	prevSize = 64 << 10
 )
+
+// change is a string value of a repeated line whose body is not that of the line before:
+// where it is in the line (body, end, key and depth), where in its body it starts to differ
+// (from: a character's start, outside any escape, the bytes before it those of the line
+// before), where its closing quote was in the line before (was), and its index in notes.bodies.
+type change struct {
+	stringValue
+	from, was, k int
+}
 
 // mark is the indexing state of a line where a top-level member has ended: at end, its
 // next key starts.
@@ -66,6 +92,8 @@ type mark struct {
 	sameKeys bool
 	keys     uint64 // keyBits so far
 	checks   int
+	bodies   int         // string values recorded before it, -1 when they were not recorded
+	last     stringValue // the last string value before it
 }
 
 // CheckObjectIndexed is CheckObject that also records line's top-level members in ix
@@ -73,19 +101,28 @@ type mark struct {
 func CheckObjectIndexed(line []byte, ix *Index) error {
 	ix.count++
 	ix.repeated = false
-	if n, end := ix.repeatLength(line); n == len(line) {
-		ix.repeatedAs(line, end)
+	if ix.repeatLast(line, false) > 0 {
+		return nil
+	}
+	if ix.repeatStrings(line, false) == len(line) {
+		ix.stringsRepeatedAs(line)
 		return nil
 	}
 	if ix.keyLens == nil {
 		ix.keyLens, ix.members = ix.keyStore[:0], ix.memberStore[:0]
 	}
-	ix.line, ix.keyLens, ix.members, ix.typ, ix.notes = nil, ix.keyLens[:0], ix.members[:0], -1, scanNotes{}
-	ix.prev, ix.foundN = ix.prev[:0], 0
+	ix.line, ix.keyLens, ix.members, ix.typ = nil, ix.keyLens[:0], ix.members[:0], -1
+	ix.notes = scanNotes{bodies: ix.notes.bodies[:0], record: len(line) <= prevSize}
+	ix.prev, ix.prevBodies, ix.changes, ix.guesses, ix.foundN = ix.prev[:0], false, ix.changes[:0], ix.guesses[:0], 0
 	if indexObject(line, ix) {
 		ix.line = line
 		if len(line) <= prevSize && ix.notes.last.body > 0 {
 			ix.prev = append(ix.prev, line...)
+			ix.prevBodies = ix.notes.record
+			ix.lastMember = len(ix.members) - 1
+			for ix.lastMember > 0 && ix.members[ix.lastMember].ValStart >= ix.notes.last.body {
+				ix.lastMember--
+			}
 		}
 		return nil
 	}
@@ -94,46 +131,52 @@ func CheckObjectIndexed(line []byte, ix *Index) error {
 }
 
 // CheckRepeatedLine checks the line at the start of pending, input not yet split into lines,
-// when it is the last line indexed but for the body of that line's last string value: it
-// indexes it as CheckObjectIndexed would (Repeats is then true) and returns its length, up
-// to the LF after it. Otherwise it returns 0 and leaves ix as it is. A reader that finds the
-// line so need not look for its end: the bytes around the body are those of a line, and a
-// string's body holds no LF.
+// when it is the last line indexed but for the bodies of some of its string values: it
+// indexes it as CheckObjectIndexed would (RepeatsStrings is then true) and returns its
+// length, up to the LF after it. Otherwise it returns 0 and leaves ix as it is. A reader
+// that finds the line so need not look for its end: the bytes around the bodies are those
+// of a line, and a string's body holds no LF.
 func (ix *Index) CheckRepeatedLine(pending []byte) int {
-	n, end := ix.repeatLength(pending)
-	if n < 0 || n >= len(pending) || pending[n] != '\n' {
-		return 0
+	if n := ix.repeatLast(pending, true); n > 0 {
+		ix.count++
+		return n
 	}
-	ix.count++
-	ix.repeatedAs(pending[:n], end)
-	return n
+	if n := ix.repeatStrings(pending, true); n > 0 {
+		ix.count++
+		ix.stringsRepeatedAs(pending[:n])
+		return n
+	}
+	return 0
 }
 
-// repeatLength finds a line at the start of p (a whole line, or input not yet split) that
-// is the last line indexed (valid) but for the body of that line's last string value: every
-// other byte is the same, so the line is valid if that body is. It returns the line's length
-// and where the body ends in it, or -1 when p does not start with such a line.
-func (ix *Index) repeatLength(p []byte) (n, end int) {
+// repeatLast finds a line at the start of p (a whole line, or with pending input not yet
+// split, followed by an LF) that is the last line indexed (valid) but for the body of that
+// line's last string value: every other byte is the same, so the line is valid if that body
+// is. It indexes it (its members are the last line's, moved by the change of length) and
+// returns its length, or returns -1 and leaves ix as it is when p does not start with such
+// a line. (One function, not a check and an indexing, for the next delta of a block: most
+// lines of the delta form.)
+func (ix *Index) repeatLast(p []byte, pending bool) int {
 	old, last := ix.prev, ix.notes.last
 	if len(old) == 0 || len(p) <= last.body || string(p[:last.body]) != string(old[:last.body]) {
-		return -1, 0
+		return -1
 	}
 	after, ok := validString(p, last.body)
 	tail := old[last.end:]
-	n = after - 1 + len(tail)
+	n := after - 1 + len(tail)
 	if !ok || n > len(p) || string(p[after-1:n]) != string(tail) {
-		return -1, 0
+		return -1
 	}
-	return n, after - 1
-}
-
-// repeatedAs indexes b, found to be the last line indexed but for the body of its last
-// string value, which ends at end in b: its members are the last line's, moved by the
-// change of length.
-func (ix *Index) repeatedAs(b []byte, end int) {
-	last := &ix.notes.last
+	if pending {
+		if n == len(p) || p[n] != '\n' {
+			return -1
+		}
+	} else if n != len(p) {
+		return -1
+	}
+	b, end := p[:n], after-1
 	moved := end - last.end
-	for k := range ix.members {
+	for k := ix.lastMember; k < len(ix.members); k++ {
 		m := &ix.members[k]
 		if m.KeyStart > last.body {
 			m.KeyStart += moved
@@ -144,55 +187,268 @@ func (ix *Index) repeatedAs(b []byte, end int) {
 		}
 	}
 	ix.prev = append(ix.prev[:last.body], b[last.body:]...)
-	last.end = end
-	ix.line, ix.repeated = b, true
+	if last.body < ix.marksUpTo {
+		ix.marksUpTo = last.body
+	}
+	ix.lastWas, ix.notes.last.end = last.end, end // notes.bodies is brought up to date when it is read
+	ix.line, ix.repeated, ix.lastOnly = b, true, true
+	return n
+}
+
+// repeatStrings finds a line at the start of p (a whole line, or with pending input not yet
+// split, followed by an LF) that is the last line indexed (valid) but for the bodies of some
+// of its string values, each new body valid: the same bytes with the same meaning, and valid
+// strings where they were. It returns the line's length, with its changes in ix.next, or -1
+// when p does not start with such a line.
+//
+// The lines are compared from the start; where they first differ must be in (or at the end
+// of) the body of a string value of the last line. From the start of the character or escape
+// there, the new line's string is validated up to its closing quote, and the comparison goes
+// on after the two closing quotes: and so on until both lines end together.
+func (ix *Index) repeatStrings(p []byte, pending bool) int {
+	old, bodies := ix.prev, ix.notes.bodies
+	if len(old) == 0 || !ix.prevBodies {
+		return -1
+	}
+	bodies[len(bodies)-1] = ix.notes.last // not kept up to date by repeatLast
+	if ix.next == nil {
+		ix.changes, ix.next = ix.changeStore[0][:0], ix.changeStore[1][:0]
+	}
+	ch := ix.next[:0]
+	i, k, shift, g := 0, 0, 0, 0 // i: a place in old, i+shift in p, the same before it
+	for {
+		// Where the line before differed from its own line before, most lines differ
+		// again (the same texts grow): the bytes up to there are compared at once.
+		for g < len(ix.guesses) && ix.guesses[g] <= i {
+			g++
+		}
+		if g < len(ix.guesses) {
+			if c := ix.guesses[g]; c <= len(old) && c+shift <= len(p) && string(p[i+shift:c+shift]) == string(old[i:c]) {
+				i = c
+			}
+		}
+		if i += samePrefix(p[i+shift:], old[i:]); i >= len(old) {
+			break
+		}
+		if i+shift >= len(p) {
+			return -1
+		}
+		for k < len(bodies) && bodies[k].end < i {
+			k++
+		}
+		if k == len(bodies) || bodies[k].body > i {
+			return -1 // not in a string's body
+		}
+		v := bodies[k]
+		from := safeStart(old, v.body, i)
+		after, ok := validString(p, from+shift)
+		if !ok {
+			return -1
+		}
+		key := v.key
+		if key >= 0 {
+			key += shift
+		}
+		end := after - 1 // its closing quote
+		ch = append(ch, change{stringValue: stringValue{body: v.body + shift, end: end, key: key, depth: v.depth},
+			from: from + shift, was: v.end, k: k})
+		shift = end - v.end
+		k++
+		i = v.end // the closing quotes, the same
+	}
+	ix.next = ch // kept for its storage even when not used
+	n := len(old) + shift
+	if len(ch) == 0 || pending && (n >= len(p) || p[n] != '\n') || !pending && n != len(p) {
+		return -1
+	}
+	return n
+}
+
+// stringsRepeatedAs indexes b, found by repeatStrings to be the last line indexed but for
+// the bodies of the string values it listed in ix.next: its members and string values are
+// the last line's, moved by the changes of length before them.
+func (ix *Index) stringsRepeatedAs(b []byte) {
+	ix.changes, ix.next = ix.next, ix.changes
+	ch := ix.changes
+	first := ch[0].from // the lines are the same before it
+	ix.guesses = ix.guesses[:0]
+	for _, c := range ch { // a text that changed from its start, or grew
+		if c.from == c.body {
+			ix.guesses = append(ix.guesses, c.body)
+		} else {
+			ix.guesses = append(ix.guesses, c.end)
+		}
+	}
+	c, moved := 0, 0
+	for j := range ix.members {
+		m := &ix.members[j]
+		for ; c < len(ch) && ch[c].was < m.KeyStart; c++ {
+			moved = ch[c].end - ch[c].was
+		}
+		m.KeyStart += moved
+		m.ValStart += moved
+		for ; c < len(ch) && ch[c].was < m.ValEnd; c++ {
+			moved = ch[c].end - ch[c].was
+		}
+		m.ValEnd += moved
+	}
+	bodies := ix.notes.bodies
+	c, moved = 0, 0
+	for k := ch[0].k; k < len(bodies); k++ {
+		if c < len(ch) && ch[c].k == k {
+			bodies[k] = ch[c].stringValue
+			moved = ch[c].end - ch[c].was
+			c++
+			continue
+		}
+		v := &bodies[k]
+		v.body += moved
+		v.end += moved
+		if v.key >= 0 {
+			v.key += moved
+		}
+	}
+	ix.notes.last = bodies[len(bodies)-1]
+	ix.prev = append(ix.prev[:first], b[first:]...)
+	ix.marksUpTo = min(ix.marksUpTo, first)
+	ix.line, ix.repeated, ix.lastOnly = b, true, false
+}
+
+// safeStart backs i, a position in the string body that starts at body in b (valid), up to
+// a place where a body may be validated from: the start of a character, outside any escape.
+func safeStart(b []byte, body, i int) int {
+	for i > body && b[i-1] >= utf8.RuneSelf {
+		if i--; b[i] >= 0xc0 { // the first byte of a multi-byte character
+			break
+		}
+	}
+	// An escape is at most 6 bytes long: with no backslash in the 5 bytes before it, i is not
+	// inside one. Otherwise the earliest of those backslashes is not inside one either
+	// unless another is before it.
+	for {
+		k := max(body, i-5)
+		for k < i && b[k] != '\\' {
+			k++
+		}
+		if k == i {
+			return i
+		}
+		i = k
+	}
+}
+
+// samePrefix is commonPrefix for long lines: equal blocks are crossed by the runtime's
+// comparison, many bytes at a time.
+func samePrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	if n >= 8 { // most often where a guess (see repeatStrings) led: they differ at once
+		if x := word(a, 0) ^ word(b, 0); x != 0 {
+			return bits.TrailingZeros64(x) >> 3
+		}
+	}
+	i := 0
+	for i+1024 <= n && string(a[i:i+1024]) == string(b[i:i+1024]) {
+		i += 1024
+	}
+	for i+64 <= n && string(a[i:i+64]) == string(b[i:i+64]) {
+		i += 64
+	}
+	return i + commonPrefix(a[i:n], b[i:n])
 }
 
 // Repeats reports whether the line ix holds is the line indexed just before it in ix (see
 // Count) but for the body of one string value, which ChangedString and Changed tell.
-func (ix *Index) Repeats() bool { return ix.repeated }
+func (ix *Index) Repeats() bool { return ix.repeated && (ix.lastOnly || len(ix.changes) == 1) }
+
+// RepeatsStrings reports whether the line ix holds is the line indexed just before it in ix
+// but for the bodies of one or more string values, which Changes, ChangedStringAt,
+// ChangedValueAt, Changed and ChangedIn tell, and Moved follows.
+func (ix *Index) RepeatsStrings() bool { return ix.repeated }
+
+// Changes is the number of string values whose bodies changed, when RepeatsStrings.
+func (ix *Index) Changes() int {
+	if ix.lastOnly {
+		return 1
+	}
+	return len(ix.changes)
+}
 
 // ChangedString names the string value whose body changed when Repeats: the key of its
 // member (nil for an array element) and the number of containers around its container.
-func (ix *Index) ChangedString() (key []byte, depth int) {
-	last := ix.notes.last
-	if last.key >= 0 {
-		// The key's closing quote: before the value's opening quote, a colon and white space.
-		end := skipSpaceBack(ix.line, skipSpaceBack(ix.line, last.body-1)-1) - 1
-		key = ix.line[last.key+1 : end]
+func (ix *Index) ChangedString() (key []byte, depth int) { return ix.ChangedStringAt(0) }
+
+// ChangedStringAt is ChangedString for the string value whose body changed i-th in the line.
+func (ix *Index) ChangedStringAt(i int) (key []byte, depth int) {
+	c := &ix.notes.last
+	if !ix.lastOnly {
+		c = &ix.changes[i].stringValue
 	}
-	return key, last.depth
+	if c.key >= 0 {
+		// The key's closing quote: before the value's opening quote, a colon and white space.
+		end := skipSpaceBack(ix.line, skipSpaceBack(ix.line, c.body-1)-1) - 1
+		key = ix.line[c.key+1 : end]
+	}
+	return key, c.depth
 }
 
 // ChangedValue is, when Repeats, the string value whose body changed, as a member of
 // the container that holds it (KeyStart is -1 for an array element).
-func (ix *Index) ChangedValue() Member {
-	last := ix.notes.last
-	return Member{KeyStart: last.key, ValStart: last.body - 1, ValEnd: last.end + 1}
+func (ix *Index) ChangedValue() Member { return ix.ChangedValueAt(0) }
+
+// ChangedValueAt is ChangedValue for the string value whose body changed i-th in the line.
+func (ix *Index) ChangedValueAt(i int) Member {
+	c := &ix.notes.last
+	if !ix.lastOnly {
+		c = &ix.changes[i].stringValue
+	}
+	return Member{KeyStart: c.key, ValStart: c.body - 1, ValEnd: c.end + 1}
 }
 
-// ChangedIn reports, when Repeats, whether the body that changed is in the value of the
-// top-level member named key (the last of duplicates, as FindEach finds).
+// ChangedIn reports, when RepeatsStrings, whether a body that changed is in the value of
+// the top-level member named key (the last of duplicates, as FindEach finds).
 func (ix *Index) ChangedIn(key string) bool {
-	j := len(ix.members) - 1 // the member the body is in: the last that starts before it
-	for j >= 0 && ix.members[j].ValStart >= ix.notes.last.body {
-		j--
-	}
-	if j < 0 || !ix.Changed(ix.members[j]) || string(ix.key(ix.line, j)) != key {
-		return false
-	}
-	for k := j + 1; k < len(ix.members); k++ {
-		if string(ix.key(ix.line, k)) == key {
-			return false // a later member of that name is the one read
+	for j := len(ix.members) - 1; j >= 0; j-- {
+		if string(ix.key(ix.line, j)) == key {
+			return ix.Changed(ix.members[j])
 		}
 	}
-	return true
+	return false
 }
 
-// Changed reports, when Repeats, whether the value of m, a member of the line, holds the
-// body that changed; every other member is as it was in the line before.
+// Changed reports, when RepeatsStrings, whether the value of m, a member of the line (or
+// of a value in it), holds a body that changed; every other member is as it was in the
+// line before, moved (see Moved).
 func (ix *Index) Changed(m Member) bool {
-	return m.ValStart < ix.notes.last.body && ix.notes.last.body < m.ValEnd
+	if ix.lastOnly {
+		return m.ValStart < ix.notes.last.body && ix.notes.last.body < m.ValEnd
+	}
+	return ix.changedIn(m)
+}
+
+func (ix *Index) changedIn(m Member) bool {
+	for _, c := range ix.changes {
+		if m.ValStart < c.body && c.body < m.ValEnd {
+			return true
+		}
+	}
+	return false
+}
+
+// Moved is, when RepeatsStrings, where the byte at pos in the line before is in this one:
+// pos moved by the changes of length before it. pos must not be inside a changed body.
+func (ix *Index) Moved(pos int) int {
+	if ix.lastOnly {
+		if ix.lastWas <= pos {
+			return pos + ix.notes.last.end - ix.lastWas
+		}
+		return pos
+	}
+	for k := len(ix.changes) - 1; k >= 0; k-- {
+		if c := ix.changes[k]; c.was <= pos {
+			return pos + c.end - c.was
+		}
+	}
+	return pos
 }
 
 // key is the raw body of the key of member j of line b, the line indexed.
@@ -222,6 +478,9 @@ func indexObject(b []byte, ix *Index) bool {
 	marks := 1      // marks[0] would be the first key's start: nothing to skip
 	if ix.markCount > 0 {
 		if m, ok := ix.resume(b); ok {
+			if m.bodies < 0 {
+				ix.notes.record = false // the members taken as they are have no list of strings
+			}
 			// The same start up to m.end; white space may follow it here and not there.
 			i, keys, checks, marks = SkipSpace(b, m.end), m.keys, m.checks, m.members
 		}
@@ -230,7 +489,10 @@ func indexObject(b []byte, ix *Index) bool {
 	for {
 		if marks < maxMarks && i <= memoSize && len(ix.members) > 0 {
 			ix.marks[marks] = mark{end: i, members: len(ix.members), typ: ix.typ,
-				sameKeys: ix.notes.sameKeys, keys: keys, checks: checks}
+				sameKeys: ix.notes.sameKeys, keys: keys, checks: checks, bodies: -1, last: ix.notes.last}
+			if ix.notes.record {
+				ix.marks[marks].bodies = len(ix.notes.bodies)
+			}
 			marks++
 		}
 		if i >= len(b) || b[i] != '"' {
@@ -296,11 +558,15 @@ func (ix *Index) resume(b []byte) (m mark, ok bool) {
 	if same > len(b) || string(b[:same]) != string(ix.memo[:same]) { // all of it, most often
 		same = commonPrefix(b, ix.memo[:same])
 	}
+	same = min(same, ix.marksUpTo)
 	for k := ix.markCount - 1; k > 0; k-- { // marks[0] is the first key: nothing to skip
 		if m = ix.marks[k]; m.end <= same {
 			ix.members = ix.members[:m.members]
 			ix.keyLens = ix.keyLens[:m.members]
-			ix.typ, ix.notes.sameKeys = m.typ, m.sameKeys
+			if m.bodies >= 0 && ix.notes.record {
+				ix.notes.bodies = ix.notes.bodies[:m.bodies]
+			}
+			ix.typ, ix.notes.sameKeys, ix.notes.last = m.typ, m.sameKeys, m.last
 			return m, true
 		}
 	}
@@ -313,7 +579,7 @@ func (ix *Index) remember(b []byte, marks int) {
 		return
 	}
 	copy(ix.memo[:], b[:ix.marks[marks-1].end])
-	ix.markCount = marks
+	ix.markCount, ix.marksUpTo = marks, len(b)
 }
 
 // commonPrefix is the length of the longest common start of a and b.
@@ -353,8 +619,19 @@ func (ix *Index) Unambiguous() bool {
 	if ix.escapesKnown != ix.count {
 		line, last := ix.line, ix.notes.last
 		switch {
-		case ix.repeated && ix.escapesKnown == ix.count-1:
-			// The line before but for one string's body: what is around it is known.
+		case ix.repeated && ix.lastOnly && ix.escapesKnown == ix.count-1:
+			// The line before but for its last string's body: what is around it is known.
+		case ix.repeated && ix.escapesKnown == ix.count-1 && !ix.escapes:
+			// The line before had none: only the new parts of the changed bodies may.
+			ix.escapes, ix.escapesAround = false, false
+			for _, c := range ix.changes {
+				if hasEscapeOf(line[c.from:c.end], 'u', '/') {
+					ix.escapes = true
+					ix.escapesAround = ix.escapesAround || c.body != last.body
+				}
+			}
+			ix.escapesKnown = ix.count
+			return !ix.escapes
 		case last.body > 0:
 			ix.escapesAround = hasEscapeOf(line[:last.body], 'u', '/') || hasEscapeOf(line[last.end:], 'u', '/')
 		default:

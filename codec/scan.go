@@ -55,6 +55,11 @@ type scanNotes struct {
 	// last is the last string value crossed (not a key), where a line of a stream most often
 	// differs from the line before it (the text of a delta).
 	last stringValue
+	// bodies lists every string value crossed, in order, when record is set: where the next
+	// line may differ from this one and still be valid for the same reasons (the texts of a
+	// full-form update, which grow in several places at once).
+	bodies []stringValue
+	record bool
 }
 
 // stringValue places a string value of a line: body is the index after its opening quote,
@@ -190,6 +195,9 @@ func validElem(b []byte, i, key, depth int, notes *scanNotes) (int, bool) {
 	if i < len(b) && b[i] == '"' {
 		end, ok := validString(b, i+1)
 		notes.last = stringValue{body: i + 1, end: end - 1, key: key, depth: depth}
+		if notes.record {
+			notes.bodies = append(notes.bodies, notes.last)
+		}
 		return end, ok
 	}
 	if end := plainInt(b, i); end > i {

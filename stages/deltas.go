@@ -21,6 +21,13 @@ type Deltas struct {
 	// passed is the line passed on last if it was an update already in the delta form:
 	// the next delta of its block, which only its text tells from it, passes too.
 	passed lineID
+
+	// converted is the line converted last if it was a full-form update whose conversion
+	// only added its id and dropped its snapshots, the event's "partial" at partial in it:
+	// the next update of its block, which differs from it only in its delta and in the
+	// texts of its snapshots, is converted alike without looking into its event.
+	converted lineID
+	partial   codec.Member
 }
 
 // NewDeltas returns the delta stage.
@@ -60,6 +67,13 @@ func (d *Deltas) Push(f *Frame, emit Emit) error {
 	if f.repeatsDeltaOf(passed) {
 		d.passed = f.checkedLine()
 		return emit(f)
+	}
+	converted := d.converted // only the line after it can repeat it: no other line needs to clear it
+	d.converted = lineID{}
+	if f.repeatsBodiesOf(converted, changingTexts) {
+		if out, ok := d.again(f); ok {
+			return emit(f.Edited(out))
+		}
 	}
 	out, ok := d.raw(f)
 	if !ok {
@@ -122,11 +136,13 @@ func (d *Deltas) raw(f *Frame) (out []byte, ok bool) {
 		d.buf = strconv.AppendInt(append(d.buf[:0], `,"messageId":`...), id, 10)
 		edits = append(edits, codec.Edit{Start: typM.ValEnd, End: typM.ValEnd, Text: d.buf})
 	}
+	partial := codec.Member{KeyStart: -1}
 	if typ == codec.TypeMessageUpdate {
 		if ameM.Exists() && line[ameM.ValStart] == '{' {
-			if e, changed := deltaEvent(d.ev[:0], line, ameM, msgM); changed {
+			if e, dropped, changed := deltaEvent(d.ev[:0], line, ameM, msgM); changed {
 				d.ev = e.Text
 				edits = append(edits, e)
+				partial = dropped
 			}
 		}
 		if msgM.Exists() {
@@ -141,21 +157,69 @@ func (d *Deltas) raw(f *Frame) (out []byte, ok bool) {
 	}
 	sortEdits(edits)
 	d.out = codec.Splice(d.out[:0], line, edits...)
+	if partial.KeyStart >= 0 && present == 0 {
+		d.converted, d.partial = f.checkedLine(), partial
+	}
 	return d.out, true
 }
 
+// changingTexts are the members whose string values change from one full-form update of a
+// block to the next: its delta, and the text (or thinking) of the block in its snapshots.
+var changingTexts = []string{"delta", "text", "thinking"}
+
+// again converts f, whose line is the line d.converted but for the bodies of some strings
+// named in changingTexts: when those are its event's delta or inside the snapshots it drops,
+// its conversion is that line's (the same id added, the same members dropped), made without
+// looking into its event. ok is false otherwise.
+func (d *Deltas) again(f *Frame) (out []byte, ok bool) {
+	line, ix := f.Line(), &f.index
+	partial := codec.Member{KeyStart: ix.Moved(d.partial.KeyStart), ValStart: ix.Moved(d.partial.ValStart), ValEnd: ix.Moved(d.partial.ValEnd)}
+	var m [4]codec.Member
+	f.members(updateKeys, m[:])
+	typM, ameM, msgM := m[0], m[2], m[3]
+	for i := range ix.Changes() {
+		v := ix.ChangedValueAt(i)
+		switch {
+		case within(v, partial), msgM.Exists() && within(v, msgM):
+		default:
+			if key, depth := ix.ChangedStringAt(i); depth != 1 || string(key) != "delta" || !within(v, ameM) {
+				return nil, false
+			}
+		}
+	}
+	id := d.ids.next(codec.TypeMessageUpdate, 0)
+	d.buf = strconv.AppendInt(append(d.buf[:0], `,"messageId":`...), id, 10)
+	edits := [3]codec.Edit{{Start: typM.ValEnd, End: typM.ValEnd, Text: d.buf}, codec.DeleteEdit(line, partial)}
+	n := 2
+	if msgM.Exists() {
+		edits[2], n = codec.DeleteEdit(line, msgM), 3
+	}
+	sortEdits(edits[:n])
+	d.out = codec.Splice(d.out[:0], line, edits[:n]...)
+	d.converted, d.partial = f.checkedLine(), partial
+	return d.out, true
+}
+
+// within reports whether the value of v lies inside the value of m.
+func within(v, m codec.Member) bool { return m.ValStart < v.ValStart && v.ValEnd <= m.ValEnd }
+
 // deltaEvent is the edit that drops "partial" from the nested event and, on a
-// toolcall_start, adds the started block's {id, name}; its text is appended to buf.
-func deltaEvent(buf, line []byte, ame, msg codec.Member) (codec.Edit, bool) {
+// toolcall_start, adds the started block's {id, name}; its text is appended to buf. When
+// the edit only drops "partial", dropped is where that is in line (KeyStart -1 otherwise).
+func deltaEvent(buf, line []byte, ame, msg codec.Member) (e codec.Edit, dropped codec.Member, changed bool) {
+	dropped.KeyStart = -1
 	ev := ame.Raw(line)
 	if !mayNeedDeltaEdit(ev) {
-		return codec.Edit{}, false
+		return codec.Edit{}, dropped, false
 	}
 	n := parseNestedEvent(ev)
 	partial := n.member(evPartial)
 	needRef := n.typ() == codec.UpdateToolCallStart && !n.has(evToolCall)
 	if !partial.Exists() && !needRef {
-		return codec.Edit{}, false
+		return codec.Edit{}, dropped, false
+	}
+	if !needRef {
+		dropped = codec.Member{KeyStart: ame.ValStart + partial.KeyStart, ValStart: ame.ValStart + partial.ValStart, ValEnd: ame.ValStart + partial.ValEnd}
 	}
 	var text []byte
 	if partial.Exists() {
@@ -182,7 +246,7 @@ func deltaEvent(buf, line []byte, ame, msg codec.Member) (codec.Edit, bool) {
 			text = append(text, ref...)
 		}
 	}
-	return codec.Edit{Start: ame.ValStart, End: ame.ValEnd, Text: text}, true
+	return codec.Edit{Start: ame.ValStart, End: ame.ValEnd, Text: text}, dropped, true
 }
 
 // mayNeedDeltaEdit tells most events already in the delta form without walking them: those

@@ -92,7 +92,19 @@ func sinkBoth(t *testing.T, stream []byte, mk func(w *codec.LineWriter) stages.S
 }
 
 func checkRepeats(t *testing.T, data string) {
-	stream := repeatStream(data)
+	checkStreamRepeats(t, repeatStream(data))
+}
+
+// checkStreamRepeats runs the stages that take what a repeated line repeats over stream
+// through the reader and as fresh frames, and requires the same output, violations and results.
+func checkStreamRepeats(t *testing.T, stream []byte) {
+	var read, fresh string
+	for _, opts := range []stages.SelectOptions{{Types: []string{"message_update"}}, {Types: []string{"message_*"}, Roles: []string{"assistant"}, Not: true}} {
+		read, fresh = runBoth(t, stream, func() stages.Stage { return stages.NewSelect(opts) })
+		if read != fresh {
+			t.Fatalf("select %+v: through the reader\n%s\nas fresh frames\n%s", opts, read, fresh)
+		}
+	}
 	for _, thinking := range []bool{false, true} {
 		read, fresh := sinkBoth(t, stream, func(w *codec.LineWriter) stages.Sink {
 			return stages.NewText(w, stages.TextOptions{Follow: true, Thinking: thinking})
@@ -101,7 +113,7 @@ func checkRepeats(t *testing.T, data string) {
 			t.Fatalf("text --follow: through the reader\n%q\nas fresh frames\n%q", read, fresh)
 		}
 	}
-	read, fresh := runBoth(t, stream, func() stages.Stage { return stages.NewDeltas() })
+	read, fresh = runBoth(t, stream, func() stages.Stage { return stages.NewDeltas() })
 	if read != fresh {
 		t.Fatalf("deltas: through the reader\n%s\nas fresh frames\n%s", read, fresh)
 	}
@@ -163,6 +175,73 @@ func TestRepeatedDeltas(t *testing.T) {
 	} {
 		checkRepeats(t, data)
 	}
+}
+
+// fullRepeatStream makes a full-form stream from data: each line of data is a delta's value
+// (raw JSON), which, when it is a string, is added to the texts of both snapshots; or, after
+// a '|', the delta's value, the text of the partial snapshot and the text of the message
+// snapshot (raw JSON), separated by '|'; or, after a '#', a whole line.
+func fullRepeatStream(data string) []byte {
+	var b bytes.Buffer
+	msg := func(text string) string {
+		return `{"role":"assistant","content":[{"type":"text","text":` + text + `}],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1}`
+	}
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n")
+	b.WriteString(`{"type":"agent_start"}` + "\n" + `{"type":"turn_start"}` + "\n")
+	b.WriteString(`{"type":"message_start","message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1}}` + "\n")
+	b.WriteString(`{"type":"message_update","assistantMessageEvent":{"type":"text_start","contentIndex":0,"partial":` + msg(`""`) + `},"message":` + msg(`""`) + "}\n")
+	text := ""
+	for _, piece := range strings.Split(data, "\n") {
+		if rest, ok := strings.CutPrefix(piece, "#"); ok {
+			b.WriteString(rest + "\n")
+			continue
+		}
+		delta, partial, message := piece, "", ""
+		if rest, ok := strings.CutPrefix(piece, "|"); ok {
+			parts := append(strings.SplitN(rest, "|", 3), "", "")
+			delta, partial, message = parts[0], parts[1], parts[2]
+		} else {
+			if body, ok := strings.CutPrefix(piece, `"`); ok && strings.HasSuffix(body, `"`) {
+				text += body[:len(body)-1]
+			}
+			partial, message = `"`+text+`"`, `"`+text+`"`
+		}
+		b.WriteString(`{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":` + delta + `,"partial":` + msg(partial) + `},"message":` + msg(message) + "}\n")
+	}
+	b.WriteString(`{"type":"message_update","assistantMessageEvent":{"type":"text_end","contentIndex":0,"content":"x","partial":` + msg(`"x"`) + `},"message":` + msg(`"x"`) + "}\n")
+	b.WriteString(`{"type":"message_end","message":` + msg(`"x"`) + "}\n")
+	return b.Bytes()
+}
+
+// The full form's updates repeat the line before but for their delta and the texts of their
+// two snapshots (codec.Index.RepeatsStrings).
+func TestRepeatedFullUpdates(t *testing.T) {
+	for _, data := range []string{
+		`"a"` + "\n" + `"b"` + "\n" + `"cd"` + "\n" + `""`,
+		`"a"` + "\n" + `"sk-ant-api03-"` + "\n" + `"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"` + "\n" + `" done"` + "\n" + `"x b\u00e9b\u00e9 y"`, // secrets
+		`"a"` + "\n" + `"b"` + "\n" + `5` + "\n" + `"c"`,                          // not a string
+		`"a"` + "\n" + `"b\"` + "\n" + `"c"`,                                      // not JSON
+		`"a"` + "\n" + `"b","partial":{}` + "\n" + `"c"`,                          // a member more
+		`"a"` + "\n" + `"b","delta":"x"` + "\n" + `"c"`,                           // a duplicate
+		`"a"` + "\n" + `"\ud800"` + "\n" + `"\u00e9"` + "\n" + `"c"`,              // a lone surrogate
+		`"a"` + "\n" + `#{"type":"turn_end"}` + "\n" + `"b"` + "\n" + `"c"`,       // another event between
+		`"a"` + "\n" + `|"b"|"ab"|"a"` + "\n" + `|"c"|"abc"|"abc"` + "\n" + `"d"`, // snapshots that differ
+		`"a"` + "\n" + `|"b"|"ab"|5` + "\n" + `|"c"|"abc"|"abc"` + "\n" + `"d"`,   // a text not a string
+		`"a"` + "\n" + `|"b"|"ab","text":"x"|"ab"` + "\n" + `|"c"|"abc","text":"y"|"abc"` + "\n" + `"d"`,
+		`"a"` + "\n" + `|"b"|"\ud800"|"ab"` + "\n" + `|"c"|"\u00e9"|"abc"` + "\n" + `"d"`,
+		`"a\\"` + "\n" + `"b\n\u00e9"` + "\n" + `"é😀"` + "\n" + `"\""`,
+	} {
+		checkStreamRepeats(t, fullRepeatStream(data))
+	}
+}
+
+func FuzzRepeatedFullUpdates(f *testing.F) {
+	f.Add(`"a"` + "\n" + `"b"` + "\n" + `5` + "\n" + `"c"`)
+	f.Add(`"a"` + "\n" + `|"b"|"ab"|"a"` + "\n" + `|"c"|"abc"|"abc"` + "\n" + `"d"`)
+	f.Add(`"a"` + "\n" + `#{"type":"turn_end"}` + "\n" + `"b"`)
+	f.Fuzz(func(t *testing.T, data string) {
+		checkStreamRepeats(t, fullRepeatStream(data))
+	})
 }
 
 func FuzzRepeatedDeltas(f *testing.F) {

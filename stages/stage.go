@@ -33,7 +33,7 @@ type Frame struct {
 
 	line     []byte
 	typ      string
-	indexTyp string // typ of the line last checked with index: what Repeats compares with
+	indexTyp string // typ of the line last checked with index: what RepeatsStrings compares with
 	checked  bool
 	indexed  bool // index holds the members of line
 	err      error
@@ -123,7 +123,7 @@ func (f *Frame) repeated(line []byte, lineNo int) *Frame {
 // indexedType completes the check of a line its index holds: its type.
 func (f *Frame) indexedType() {
 	f.indexed = true
-	if !f.index.Repeats() || f.index.Changed(f.index.Type()) {
+	if !f.index.RepeatsStrings() || f.index.Changed(f.index.Type()) {
 		f.indexTyp = eventType(f.line, f.index.Type())
 	}
 	f.typ = f.indexTyp
@@ -233,6 +233,38 @@ func (f *Frame) repeatsDeltaOf(prev lineID) bool {
 		return false
 	}
 	return f.index.ChangedIn("assistantMessageEvent")
+}
+
+// repeatsBodiesOf reports whether the frame's line is the line prev, the one checked in this
+// frame just before it, but for the bodies of string values that are all values of members
+// named one of keys (as written: an escaped spelling of a key is not the key): the next
+// update of the full form comes so, its delta and the texts of its snapshots changed. A stage
+// that saw prev, changed nothing by it and reads no value of those members may pass the
+// frame on as it passed prev.
+func (f *Frame) repeatsBodiesOf(prev lineID, keys []string) bool {
+	if prev.frame == 0 || f.checkedLine() != (lineID{prev.frame, prev.n + 1}) || !f.index.RepeatsStrings() {
+		return false
+	}
+	for i := range f.index.Changes() {
+		key, _ := f.index.ChangedStringAt(i)
+		if !isOneOf(key, keys) {
+			return false
+		}
+	}
+	return true
+}
+
+// isOneOf reports whether key, a raw key (nil for none), is one of keys.
+func isOneOf(key []byte, keys []string) bool {
+	if key == nil {
+		return false
+	}
+	for _, k := range keys {
+		if string(key) == k {
+			return true
+		}
+	}
+	return false
 }
 
 // members finds the top-level member named by each of keys in the frame's line (the last of

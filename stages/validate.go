@@ -70,7 +70,7 @@ type Validator struct {
 
 	// steady: the line checked last was a delta of a started block, which changes nothing
 	// the validator follows when it passes. quiet: the last line if it was such a line,
-	// passed in a stream already known to be in the delta form.
+	// passed in a stream whose form was known before it.
 	steady bool
 	quiet  lineID
 
@@ -172,16 +172,17 @@ func (v *Validator) Push(f *Frame, emit Emit) error {
 		}
 		return emit(f)
 	}
-	if f.repeatsDeltaOf(quiet) {
-		// The line before but for the text of its delta, which no check reads: its checks
-		// pass as that line's did, and it changes no more than that line did.
+	if f.repeatsBodiesOf(quiet, unreadStrings) {
+		// The line before but for texts no check reads (its delta, and in the full form the
+		// texts of its snapshots): its checks pass as that line's did, and it changes no
+		// more than that line did.
 		v.typ = codec.TypeMessageUpdate
 		v.quiet = f.checkedLine()
 	} else {
 		violations, form := v.result.Violations, v.form
 		v.steady = false
 		v.check(f)
-		if v.steady && v.result.Violations == violations && form == formDelta {
+		if v.steady && v.result.Violations == violations && form != formUnknown {
 			v.quiet = f.checkedLine()
 		}
 	}
@@ -190,6 +191,12 @@ func (v *Validator) Push(f *Frame, emit Emit) error {
 	}
 	return emit(f)
 }
+
+// unreadStrings names the members whose string values no check reads beyond their kind
+// (none has an enum or a const in codec's description, and the validator reads the value of
+// no member of these names): a line that differs from one that passed only in the bodies
+// of such strings passes alike.
+var unreadStrings = []string{"delta", "text", "thinking"}
 
 // checkAmbiguities reports what parsers read differently: duplicate keys (filters, like jq,
 // take the last; other consumers the first) and lone surrogate escapes.
