@@ -693,3 +693,29 @@ func TestRPCPermissionAsk(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.err.String())
 	}
 }
+
+// A client that has read agent_end may send its next command at once: the run has only its
+// bookkeeping left, and the command finds the agent idle (it once could be told "the agent is
+// streaming" in that moment). Many prompts, each sent as soon as the last agent_end arrives,
+// and a get_state after each, make that moment likely to be hit.
+func TestRPCCommandRightAfterAgentEnd(t *testing.T) {
+	dir := t.TempDir()
+	const rounds = 40
+	var answers []any
+	for i := range rounds {
+		answers = append(answers, map[string]any{"text": []string{fmt.Sprintf("answer %d", i)}})
+	}
+	p := startRPC(t, dir, "--no-session", "--script", writeScript(t, dir, answers...))
+	for i := range rounds {
+		id := fmt.Sprintf("p%d", i)
+		p.send(fmt.Sprintf(`{"id":%q,"type":"prompt","message":"again"}`, id))
+		p.send(fmt.Sprintf(`{"id":"s%d","type":"get_state"}`, i))
+		if r := p.response(id); !r.Get("success").Bool() {
+			t.Fatalf("prompt %d right after agent_end: %s", i, r.Raw)
+		}
+		p.event("agent_end")
+	}
+	if st := p.call("last", map[string]any{"type": "get_state"}); st.Get("data.isStreaming").Bool() {
+		t.Errorf("streaming after the last agent_end: %s", st.Raw)
+	}
+}

@@ -221,6 +221,7 @@ func (s *Server) model(m ModelInfo) *modelData {
 
 func (s *Server) getState(c command) {
 	s.mu.Lock()
+	s.awaitEndingRunLocked()
 	set, sess, ag, streaming, name := s.set, s.sess, s.ag, s.streaming, s.name
 	s.mu.Unlock()
 	s.obs.Lock()

@@ -108,6 +108,7 @@ type Server struct {
 	resync     bool // a compaction replaced the context: read it again from the agent
 	compacting bool
 	retrying   bool
+	agentEnded bool // the run has written agent_end: only its bookkeeping is left
 	compaction *codec.CompactionResult
 
 	steeringMode, followUpMode string
@@ -322,8 +323,12 @@ func (s *Server) observe(e codec.Event) {
 		}
 	case *codec.AutoRetryStart:
 		s.retrying = true
-	case *codec.AutoRetryEnd, *codec.AgentStart:
+	case *codec.AutoRetryEnd:
 		s.retrying = false
+	case *codec.AgentStart:
+		s.retrying, s.agentEnded = false, false
+	case *codec.AgentEnd:
+		s.agentEnded = true
 	}
 }
 
@@ -365,6 +370,7 @@ func (s *Server) messages() []codec.Message {
 func (s *Server) tryRun(accepted func(), work func(ctx context.Context, ag *agent.Agent)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.awaitEndingRunLocked()
 	if s.streaming {
 		return false
 	}
@@ -421,9 +427,30 @@ func (s *Server) abort() {
 	<-done
 }
 
+// awaitEndingRunLocked waits, with mu held on entry and on return, for a run that has
+// written its agent_end to end: a client that has read agent_end may send its next command at
+// once, and the run has only its bookkeeping left, so the command finds the agent idle
+// instead of being told that it streams.
+func (s *Server) awaitEndingRunLocked() {
+	for s.streaming && s.runHasEnded() {
+		done := s.runDone
+		s.mu.Unlock()
+		<-done
+		s.mu.Lock()
+	}
+}
+
+// runHasEnded reports whether the run going has written its agent_end.
+func (s *Server) runHasEnded() bool {
+	s.obs.Lock()
+	defer s.obs.Unlock()
+	return s.agentEnded
+}
+
 func (s *Server) isStreaming() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.awaitEndingRunLocked()
 	return s.streaming
 }
 
