@@ -738,3 +738,22 @@ func FuzzCheckRepeatedLine(f *testing.F) {
 		}
 	})
 }
+
+func TestNextItem(t *testing.T) {
+	for _, c := range []struct {
+		b        string
+		ve, want int
+		more     bool
+	}{
+		{`[1,2]`, 2, 3, true},
+		{`[1 , 2]`, 2, 5, true},
+		{`[1]`, 2, 2, false},
+		{`{"a":1 }`, 6, 7, false},
+		{`{"a":1,` + "\n\t" + `"b":2}`, 6, 9, true},
+		{`[1`, 2, 2, false},
+	} {
+		if got, more := NextItem([]byte(c.b), c.ve); got != c.want || more != c.more {
+			t.Errorf("NextItem(%q, %d) = %d, %v; want %d, %v", c.b, c.ve, got, more, c.want, c.more)
+		}
+	}
+}

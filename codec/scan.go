@@ -476,6 +476,16 @@ func SkipValue(b []byte, i int) int {
 	}
 }
 
+// NextItem returns where the next member or element of a container (valid JSON) starts
+// after a value that ends at ve, or where the container closes and false.
+func NextItem(b []byte, ve int) (int, bool) {
+	i := SkipSpace(b, ve)
+	if i >= len(b) || b[i] != ',' {
+		return i, false
+	}
+	return SkipSpace(b, i+1), true
+}
+
 // EachMember calls fn for each member of the object obj (valid JSON) in order, with the
 // key's raw body (between its quotes) and the member's offsets, until fn returns false.
 func EachMember(obj []byte, fn func(key []byte, m Member) bool) {

@@ -223,21 +223,11 @@ func (j *Walker) Object(b []byte, i int, hook MemberHook) int {
 			ve = j.value(b, vs, kind)
 		}
 		var more bool
-		if i, more = nextItem(b, ve); !more {
+		if i, more = codec.NextItem(b, ve); !more {
 			break
 		}
 	}
 	return codec.SkipSpace(b, i) + 1
-}
-
-// nextItem returns where the container's next member or element starts after a value that
-// ends at ve, or where the container closes and false.
-func nextItem(b []byte, ve int) (int, bool) {
-	i := codec.SkipSpace(b, ve)
-	if i >= len(b) || b[i] != ',' {
-		return i, false
-	}
-	return codec.SkipSpace(b, i+1), true
 }
 
 // Array walks the array at i and returns its end; hook, when not nil, may take over elements (key is nil).
@@ -254,7 +244,7 @@ func (j *Walker) Array(b []byte, i int, hook ElemHook) int {
 		if !handled {
 			ve = j.value(b, i, kindNone)
 		}
-		i, more = nextItem(b, ve)
+		i, more = codec.NextItem(b, ve)
 	}
 	return codec.SkipSpace(b, i) + 1
 }

@@ -630,7 +630,7 @@ func (s *Redact) crossBlocks(b []byte, cs int) int {
 	}
 	for n := 0; ; n++ {
 		var more bool
-		if i, more = nextMember(b, s.crossBlock(b, i, n)); !more {
+		if i, more = codec.NextItem(b, s.crossBlock(b, i, n)); !more {
 			return i + 1
 		}
 	}
@@ -677,21 +677,11 @@ func eachMember(b []byte, i int, cross func(key []byte, vs int) int, fn func(key
 			fn(key, codec.Member{KeyStart: i, ValStart: vs, ValEnd: ve})
 		}
 		var more bool
-		if i, more = nextMember(b, ve); !more {
+		if i, more = codec.NextItem(b, ve); !more {
 			break
 		}
 	}
 	return codec.SkipSpace(b, i) + 1
-}
-
-// nextMember returns where the next member or element of a container starts after a value
-// that ends at ve, or where the container closes and false.
-func nextMember(b []byte, ve int) (int, bool) {
-	i := codec.SkipSpace(b, ve)
-	if i >= len(b) || b[i] != ',' {
-		return i, false
-	}
-	return codec.SkipSpace(b, i+1), true
 }
 
 // content redacts a snapshot's content array at cs and returns its end.
