@@ -86,3 +86,31 @@ func TestRepeatsDeltaOfRemembersOnlyTheLineBefore(t *testing.T) {
 		})
 	}
 }
+
+// repeatsBodiesOf takes the next delta, known from repeatsDeltaOf, as a change of the member
+// "delta" only: it holds for keys that name "delta", not for others.
+func TestRepeatsBodiesOfTakesTheNextDelta(t *testing.T) {
+	const head = `{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"`
+	for _, c := range []struct {
+		keys []string
+		want bool
+	}{{changingTexts, true}, {unreadStrings, true}, {[]string{"text", "thinking"}, false}, {[]string{"type", "delta"}, true}} {
+		f := &Frame{}
+		var prev lineID
+		for n, body := range []string{"a", "bb", "c", "dd"} {
+			f.reuse([]byte(head+body+`"}}`), n+1)
+			if err := f.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if n >= 1 {
+				if got := f.repeatsBodiesOf(prev, c.keys); got != c.want {
+					t.Errorf("keys %q, delta %d: repeatsBodiesOf = %v, want %v", c.keys, n+1, got, c.want)
+				}
+			}
+			if n >= 2 && f.deltaLine != f.checkedLine() {
+				t.Errorf("keys %q, delta %d: not found the next delta", c.keys, n+1)
+			}
+			prev = f.checkedLine()
+		}
+	}
+}
