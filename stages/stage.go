@@ -237,9 +237,13 @@ func (f *Frame) checkedLine() lineID {
 // container. Neither the key nor the container need be read again (most lines of the delta
 // form come so).
 func (f *Frame) repeatsDeltaOf(prev lineID) bool {
-	if prev.frame == 0 || f.checkedLine() != (lineID{prev.frame, prev.n + 1}) || !f.index.Repeats() {
-		return false
-	}
+	return prev.frame != 0 && f.checkedLine() == (lineID{prev.frame, prev.n + 1}) && f.index.Repeats() &&
+		f.changedDelta(prev)
+}
+
+// changedDelta is repeatsDeltaOf for the frame's line once known to be the line after prev
+// and to repeat it but for the body of one string value.
+func (f *Frame) changedDelta(prev lineID) bool {
 	at := f.index.ChangedValue().ValStart
 	if prev != f.deltaLine || at != f.deltaAt {
 		if key, depth := f.index.ChangedString(); depth != 1 || string(key) != "delta" ||
@@ -261,7 +265,7 @@ func (f *Frame) repeatsBodiesOf(prev lineID, keys []string) bool {
 	if prev.frame == 0 || f.checkedLine() != (lineID{prev.frame, prev.n + 1}) || !f.index.RepeatsStrings() {
 		return false
 	}
-	if f.index.Repeats() && f.repeatsDeltaOf(prev) { // the next delta of a block, known at once
+	if f.index.Repeats() && f.changedDelta(prev) { // the next delta of a block, known at once
 		return isOneOf(deltaKey, keys)
 	}
 	for i := range f.index.Changes() {
