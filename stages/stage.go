@@ -39,6 +39,11 @@ type Frame struct {
 	err      error
 	index    codec.Index // top-level members, recorded by Check
 	id       uint64      // names the frame among all frames, from its first Check on
+
+	// The line repeatsDeltaOf last found to repeat the line before it in its delta, and where
+	// that delta string value starts in it (see repeatsDeltaOf).
+	deltaLine lineID
+	deltaAt   int
 }
 
 // frameIDs numbers the frames that check lines, so that a lineID names one line of one frame.
@@ -225,14 +230,29 @@ func (f *Frame) checkedLine() lineID {
 // the object "assistantMessageEvent". A stage that saw prev, changed nothing by it and
 // would decide the same whatever the text may pass the frame on as it passed prev: the
 // next delta of a block comes so.
+//
+// When prev was itself found so, its delta starting at deltaAt, a line that repeats prev but
+// for the body of the string value starting at deltaAt repeats it in its delta: the bytes
+// before deltaAt are prev's, so the string there is prev's delta, with prev's key, depth and
+// container. Neither the key nor the container need be read again (most lines of the delta
+// form come so).
 func (f *Frame) repeatsDeltaOf(prev lineID) bool {
-	if prev.frame == 0 || f.checkedLine() != (lineID{prev.frame, prev.n + 1}) || !f.index.Repeats() {
-		return false
+	return prev.frame != 0 && f.checkedLine() == (lineID{prev.frame, prev.n + 1}) && f.index.Repeats() &&
+		f.changedDelta(prev)
+}
+
+// changedDelta is repeatsDeltaOf for the frame's line once known to be the line after prev
+// and to repeat it but for the body of one string value.
+func (f *Frame) changedDelta(prev lineID) bool {
+	at := f.index.ChangedValue().ValStart
+	if prev != f.deltaLine || at != f.deltaAt {
+		if key, depth := f.index.ChangedString(); depth != 1 || string(key) != "delta" ||
+			!f.index.ChangedIn("assistantMessageEvent") {
+			return false
+		}
 	}
-	if key, depth := f.index.ChangedString(); depth != 1 || string(key) != "delta" {
-		return false
-	}
-	return f.index.ChangedIn("assistantMessageEvent")
+	f.deltaLine, f.deltaAt = lineID{prev.frame, prev.n + 1}, at
+	return true
 }
 
 // repeatsBodiesOf reports whether the frame's line is the line prev, the one checked in this
@@ -245,6 +265,9 @@ func (f *Frame) repeatsBodiesOf(prev lineID, keys []string) bool {
 	if prev.frame == 0 || f.checkedLine() != (lineID{prev.frame, prev.n + 1}) || !f.index.RepeatsStrings() {
 		return false
 	}
+	if f.index.Repeats() && f.changedDelta(prev) { // the next delta of a block, known at once
+		return isOneOf(deltaKey, keys)
+	}
 	for i := range f.index.Changes() {
 		key, _ := f.index.ChangedStringAt(i)
 		if !isOneOf(key, keys) {
@@ -253,6 +276,8 @@ func (f *Frame) repeatsBodiesOf(prev lineID, keys []string) bool {
 	}
 	return true
 }
+
+var deltaKey = []byte("delta")
 
 // isOneOf reports whether key, a raw key (nil for none), is one of keys.
 func isOneOf(key []byte, keys []string) bool {

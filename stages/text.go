@@ -55,9 +55,6 @@ type Text struct {
 	lastDelta     lineID
 	deltaIndex    int64
 	deltaThinking bool
-	// Where the delta string starts in the last line, when that line repeated the line
-	// before it but for that string's body; 0 otherwise.
-	deltaAt int
 }
 
 // NewText returns the text sink, writing to w.
@@ -70,8 +67,8 @@ func NewText(w io.Writer, opts TextOptions) *Text {
 func (t *Text) Verdict() VerdictSummary { return t.summary }
 
 func (t *Text) Consume(f *Frame) error {
-	lastDelta, deltaAt := t.lastDelta, t.deltaAt
-	t.lastDelta, t.deltaAt = lineID{}, 0
+	lastDelta := t.lastDelta
+	t.lastDelta = lineID{}
 	if err := t.verdict.Consume(f); err != nil {
 		return err
 	}
@@ -82,7 +79,7 @@ func (t *Text) Consume(f *Frame) error {
 		}
 	case codec.TypeMessageUpdate:
 		if t.opts.Follow && f.Check() == nil {
-			return t.update(f, lastDelta, deltaAt)
+			return t.update(f, lastDelta)
 		}
 	case codec.TypeMessageEnd:
 		return t.end(f)
@@ -275,8 +272,8 @@ func (t *Text) complete(i int64, thinking bool, whole []byte) error {
 	return nil
 }
 
-func (t *Text) update(f *Frame, lastDelta lineID, deltaAt int) error {
-	if t.repeatsDelta(f, lastDelta, deltaAt) {
+func (t *Text) update(f *Frame, lastDelta lineID) error {
+	if f.repeatsDeltaOf(lastDelta) {
 		t.lastDelta = f.checkedLine()
 		return t.write(t.deltaIndex, t.deltaThinking, t.decode(f.index.ChangedValue().Raw(f.Line())))
 	}
@@ -298,23 +295,6 @@ func (t *Text) update(f *Frame, lastDelta lineID, deltaAt int) error {
 		return t.complete(i, true, t.decode(ev.get(evContent)))
 	}
 	return nil
-}
-
-// repeatsDelta is f.repeatsDeltaOf(last), and sets t.deltaAt. When last itself repeated the
-// line before it but for the body of its delta, which starts at deltaAt, a line that repeats
-// last but for the body of the string starting there is known to repeat it in its delta: the
-// bytes before and after that body are those of a delta line, and only the body changed.
-func (t *Text) repeatsDelta(f *Frame, last lineID, deltaAt int) bool {
-	if deltaAt > 0 && f.checkedLine() == (lineID{last.frame, last.n + 1}) && f.index.Repeats() &&
-		f.index.ChangedValue().ValStart == deltaAt {
-		t.deltaAt = deltaAt
-		return true
-	}
-	if !f.repeatsDeltaOf(last) {
-		return false
-	}
-	t.deltaAt = f.index.ChangedValue().ValStart
-	return true
 }
 
 func (t *Text) wrote(i int64) int {
