@@ -76,24 +76,11 @@ func (r *Redactor) nextBuiltinEverywhere(w []byte, pos, base int, atEOF bool, st
 		}
 	}
 	for i := pos; i < len(w); i++ {
-		c := w[i]
-		if identChars[c] {
-			if i == 0 || !identChars[w[i-1]] {
-				if h := r.wordStartAt(w, i, atEOF); h.status != noMatch {
-					return h
-				}
-			}
-			continue
+		if identChars[w[i]] && i > 0 && identChars[w[i-1]] {
+			continue // inside a word
 		}
-		if c == '-' && r.on[rulePrivateKey] {
-			if h := privateKeyAt(w, i, atEOF); h.status != noMatch {
-				return h
-			}
-		}
-		if valueStart[c] && i > 0 && afterValue[w[i-1]] {
-			if h := r.afterAt(w, i, atEOF); h.status != noMatch {
-				return h
-			}
+		if h := r.builtinAt(w, i, atEOF); h.status != noMatch {
+			return h
 		}
 	}
 	return hit{start: len(w)}

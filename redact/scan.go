@@ -339,26 +339,30 @@ func (r *Redactor) nextBuiltin(w []byte, pos, base int, atEOF bool, st *scanStat
 		}
 	}
 	for i := r.nextCandidate(w, pos); i < len(w); i = r.nextCandidate(w, i+1) {
-		c := w[i]
-		if identChars[c] {
-			if h := r.wordStartAt(w, i, atEOF); h.status != noMatch {
-				return h
-			}
-			continue
-		}
-		if c == '-' && r.on[rulePrivateKey] {
-			if h := privateKeyAt(w, i, atEOF); h.status != noMatch {
-				return h
-			}
-		}
-		if valueStart[c] && i > 0 && afterValue[w[i-1]] {
-			// A value that begins with a symbol (PASSWORD=!x…, user:~x…@host).
-			if h := r.afterAt(w, i, atEOF); h.status != noMatch {
-				return h
-			}
+		if h := r.builtinAt(w, i, atEOF); h.status != noMatch {
+			return h
 		}
 	}
 	return hit{start: len(w)}
+}
+
+// builtinAt tries the built-in rules that may start at w[i], a candidate: a word start (an
+// identifier character after none), a dash, or a symbol after a separator.
+func (r *Redactor) builtinAt(w []byte, i int, atEOF bool) hit {
+	c := w[i]
+	if identChars[c] {
+		return r.wordStartAt(w, i, atEOF)
+	}
+	if c == '-' && r.on[rulePrivateKey] {
+		if h := privateKeyAt(w, i, atEOF); h.status != noMatch {
+			return h
+		}
+	}
+	if valueStart[c] && i > 0 && afterValue[w[i-1]] {
+		// A value that begins with a symbol (PASSWORD=!x…, user:~x…@host).
+		return r.afterAt(w, i, atEOF)
+	}
+	return hit{status: noMatch}
 }
 
 // nextCandidate returns the first position at or after i where a built-in rule may start,
