@@ -174,7 +174,15 @@ func (ix *Index) repeatLast(p []byte, pending bool) int {
 	} else if n != len(p) {
 		return -1
 	}
-	b, end := p[:n], after-1
+	ix.lastRepeatedAs(p[:n], after-1, last.end)
+	return n
+}
+
+// lastRepeatedAs indexes b, found to be the last line indexed but for the body of its last
+// string value, now closed by the quote at end (at was in the line before b): its members are
+// the last line's, those after that body moved by the change of its length.
+func (ix *Index) lastRepeatedAs(b []byte, end, was int) {
+	last := ix.notes.last
 	moved := end - last.end
 	for k := ix.lastMember; k < len(ix.members); k++ {
 		m := &ix.members[k]
@@ -190,9 +198,51 @@ func (ix *Index) repeatLast(p []byte, pending bool) int {
 	if last.body < ix.marksUpTo {
 		ix.marksUpTo = last.body
 	}
-	ix.lastWas, ix.notes.last.end = last.end, end // notes.bodies is brought up to date when it is read
+	ix.lastWas, ix.notes.last.end = was, end // notes.bodies is brought up to date when it is read
 	ix.line, ix.repeated, ix.lastOnly = b, true, true
-	return n
+}
+
+// RepeatLastRun is CheckRepeatedLine over a run of lines: it checks the lines at the start of
+// pending that each repeat the line before but for the body of its last string value (as
+// repeatLast finds them, each followed by an LF), and stops before the first that does not,
+// or whose new body has a \u or \/ escape: the escapes that can make a line ambiguous, so
+// that Unambiguous stays known for the lines of the run without walking them. ix then holds
+// the last of them, as if each had been checked in turn; RepeatLastRun returns the bytes they
+// take, LFs included, and how many they are. (The next deltas of a block come so: most lines
+// of the delta form, which a stage that passes them as they come need not see one by one.)
+func (ix *Index) RepeatLastRun(pending []byte) (n, lines int) {
+	old, last := ix.prev, ix.notes.last
+	if len(old) == 0 || last.body == 0 {
+		return 0, 0
+	}
+	// Every line of the run has the last line's bytes before the body and after it.
+	prefix, tail := old[:last.body], old[last.end:]
+	at, end, was := 0, last.end, last.end // the last line of the run so far, its quote, the one before's
+	for {
+		p := pending[n:]
+		if len(p) <= len(prefix) || string(p[:len(prefix)]) != string(prefix) {
+			break
+		}
+		after, ok := validString(p, len(prefix))
+		quote := after - 1
+		k := quote + len(tail)
+		if !ok || k >= len(p) || p[k] != '\n' || string(p[quote:k]) != string(tail) ||
+			hasEscapeOf(p[len(prefix):quote], 'u', '/') {
+			break
+		}
+		at, was, end = n, end, quote
+		n += k + 1
+		lines++
+	}
+	if lines == 0 {
+		return 0, 0
+	}
+	if ix.escapesKnown == ix.count { // those around the body, the same in every line of the run
+		ix.escapes, ix.escapesKnown = ix.escapesAround, ix.count+lines
+	}
+	ix.count += lines
+	ix.lastRepeatedAs(pending[at:n-1], end, was)
+	return n, lines
 }
 
 // repeatStrings finds a line at the start of p (a whole line, or with pending input not yet
@@ -595,6 +645,15 @@ func commonPrefix(a, b []byte) int {
 		i++
 	}
 	return i
+}
+
+// LastStringAt is where the last string value of the indexed line starts (its opening
+// quote), -1 when none is known: the string whose body a line found by RepeatLastRun changes.
+func (ix *Index) LastStringAt() int {
+	if len(ix.prev) == 0 || ix.notes.last.body == 0 {
+		return -1
+	}
+	return ix.notes.last.body - 1
 }
 
 // Type is the line's top-level "type" member (the last of duplicates), the zero Member when

@@ -99,6 +99,18 @@ func (lr *LineReader) Take(n int) []byte {
 	return line
 }
 
+// TakeLines returns the next lines when the caller has found where they end in Pending: its
+// first n bytes, which end with an LF and hold count lines.
+func (lr *LineReader) TakeLines(n, count int) []byte {
+	if n == 0 || lr.buf[lr.start+n-1] != '\n' {
+		panic("codec: LineReader.TakeLines: the lines do not end with an LF")
+	}
+	lines := lr.buf[lr.start : lr.start+n]
+	lr.start, lr.next = lr.start+n, -1
+	lr.line += count
+	return lines
+}
+
 // Buffered reports whether a whole line is already read, so that the next ReadLine returns
 // without waiting for input.
 func (lr *LineReader) Buffered() bool {

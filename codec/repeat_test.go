@@ -288,3 +288,109 @@ func checkRepeatStrings(t *testing.T, first, second, third []byte) {
 		}
 	}
 }
+
+// RepeatLastRun checks a run of lines as CheckRepeatedLine checks them one at a time: the same
+// lines, leaving the index as the steps do, and stopping only where a step would not find the
+// next line so or where its new body has a \u or \/ escape.
+func FuzzRepeatLastRun(f *testing.F) {
+	delta := `{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"`
+	for _, l := range [][]string{
+		{delta + `0000 "}}`, "0001 ", "0002 ", "", "0003 \\n", "é", `\u00e9`, "0004 ", `\/`, "x"},
+		{delta + `a"}}` + "\r", "b\"}}\r", "c\"}}\r", "d\"}}"},
+		{`{"a":"x","b":"y"}`, "z", "zz\"}\n{\"a\":\"x\",\"b\":\"\"}\n{\"a\":\"w", "\\\\u", "\x01", "\xff", "q"},
+		{`{"a":"\u00e9","b":"y"}`, "z", "w", `\ud800`, "v"},
+		{`{"a":"x","a":"y"}`, "z", "w"},
+	} {
+		f.Add(l[0], strings.Join(l[1:], "\x00"))
+	}
+	f.Fuzz(func(t *testing.T, first, bodies string) {
+		var ix Index
+		if strings.IndexByte(first, '\n') >= 0 || CheckObjectIndexed([]byte(first), &ix) != nil || ix.notes.last.body == 0 || len(ix.prev) == 0 {
+			return
+		}
+		// The lines after first: first with the body of its last string value replaced by each
+		// of bodies, which may hold anything (escapes, invalid bytes, LFs that end the line).
+		prefix, suffix := first[:ix.notes.last.body], first[ix.notes.last.end:]
+		var input []byte
+		for b := range strings.SplitSeq(bodies, "\x00") {
+			input = append(append(append(append(input, prefix...), b...), suffix...), '\n')
+		}
+		var steps Index
+		CheckObjectIndexed([]byte(first), &steps)
+		for pos := 0; pos < len(input); {
+			n, lines := ix.RepeatLastRun(input[pos:])
+			if lines == 0 {
+				// Where the run stops, a step finds no plain repeat of the last string's body.
+				end := pos + bytes.IndexByte(input[pos:], '\n')
+				if k := steps.CheckRepeatedLine(input[pos:]); k > 0 && steps.lastOnly && !hasEscapeOf(input[pos+steps.notes.last.body:pos+steps.notes.last.end], 'u', '/') {
+					t.Fatalf("the run stopped before %q, a plain repeat", input[pos:pos+k])
+				} else if k == 0 {
+					CheckObjectIndexed(input[pos:end], &steps)
+				}
+				// Both go on from the next line as a reader would.
+				CheckObjectIndexed(input[pos:end], &ix)
+				pos = end + 1
+				continue
+			}
+			if input[pos+n-1] != '\n' || bytes.Count(input[pos:pos+n], []byte("\n")) != lines {
+				t.Fatalf("a run of %d lines in %q", lines, input[pos:pos+n])
+			}
+			var last []byte
+			for range lines {
+				k := steps.CheckRepeatedLine(input[pos:])
+				if k <= 0 || !steps.lastOnly {
+					t.Fatalf("%q in the run is not a repeat of the last string", input[pos:])
+				}
+				last, pos = input[pos:pos+k], pos+k+1
+			}
+			if !ix.Indexed(last) || ix.Count() != steps.Count() || !slices.Equal(ix.members, steps.members) ||
+				ix.notes.last != steps.notes.last || ix.lastWas != steps.lastWas || !bytes.Equal(ix.prev, steps.prev) ||
+				ix.marksUpTo != steps.marksUpTo || !ix.Repeats() || ix.ChangedValue() != steps.ChangedValue() {
+				t.Fatalf("after the run ending %q: %+v; in steps %+v", last, ix, steps)
+			}
+			var fresh Index
+			if CheckObjectIndexed(last, &fresh) != nil || ix.Unambiguous() != fresh.Unambiguous() || !slices.Equal(ix.members, fresh.members) {
+				t.Fatalf("%q: unambiguous %v, fresh %v", last, ix.Unambiguous(), fresh.Unambiguous())
+			}
+			if steps.Unambiguous() != ix.Unambiguous() {
+				t.Fatal("steps disagree on ambiguity")
+			}
+		}
+	})
+}
+
+// A run goes on while lines repeat the last one but for its delta, and stops before a line
+// that changes anything else, before an escape that can make a line ambiguous, and before a
+// line not yet ended by an LF.
+func TestRepeatLastRun(t *testing.T) {
+	d := func(text string) string {
+		return `{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"` + text + `"}}` + "\n"
+	}
+	input := d("a") + d("b") + d("c\\n") + d(`\u00e9`) + d("e") + d("f") + `{"type":"message_update","messageId":2}` + "\n" + d("g")
+	var ix Index
+	if err := CheckObjectIndexed([]byte(strings.TrimSuffix(d("0"), "\n")), &ix); err != nil {
+		t.Fatal(err)
+	}
+	in := []byte(input)
+	n, lines := ix.RepeatLastRun(in)
+	if lines != 3 || n != len(d("a")+d("b")+d("c\\n")) || ix.Count() != 4 || !ix.Indexed(in[n-len(d("c\\n")):n-1]) {
+		t.Fatalf("first run: %d bytes, %d lines, count %d", n, lines, ix.Count())
+	}
+	rest := in[n:]
+	if _, lines := ix.RepeatLastRun(rest); lines != 0 {
+		t.Fatal("a run took a line with a \\u escape in its delta")
+	}
+	k := ix.CheckRepeatedLine(rest)
+	if k <= 0 || ix.Unambiguous() {
+		t.Fatalf("the line with \\u00e9: %d, unambiguous %v", k, ix.Unambiguous())
+	}
+	rest = rest[k+1:]
+	n, lines = ix.RepeatLastRun(rest)
+	if lines != 2 || !ix.Unambiguous() || !bytes.HasPrefix(rest[n:], []byte(`{"type":"message_update","messageId":2}`)) {
+		t.Fatalf("second run: %d lines, unambiguous %v, stopped at %q", lines, ix.Unambiguous(), rest[n:])
+	}
+	last := d("h")
+	if _, lines := ix.RepeatLastRun([]byte(last[:len(last)-1])); lines != 0 {
+		t.Fatal("a run took a line without its LF")
+	}
+}

@@ -84,6 +84,17 @@ func (d *Deltas) Push(f *Frame, emit Emit) error {
 
 func (d *Deltas) Flush(Emit) error { return nil }
 
+// NextDeltas: after an update already in the delta form, passed as it came, the next deltas
+// of its block pass too.
+func (d *Deltas) NextDeltas() NextDeltas {
+	if d.passed != (lineID{}) {
+		return PassDeltas
+	}
+	return PushDeltas
+}
+
+func (d *Deltas) SkippedDeltas(_ int, f *Frame) { d.passed = f.checkedLine() }
+
 // typed converts an event in process, without encoding any snapshot.
 func (d *Deltas) typed(f *Frame) *Frame {
 	switch e := f.Event.(type) {

@@ -3,6 +3,7 @@ package stages_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -38,14 +39,22 @@ func repeatStream(data string) []byte {
 }
 
 // runBoth runs the stage made by mk over stream through the reader and as fresh frames,
-// returning both outputs.
+// returning both outputs. Through the reader it runs twice, the stream read at once and in
+// reads of 7 bytes (which cut runs of lines, and lines, where a read ends), and requires the
+// same output.
 func runBoth(t *testing.T, stream []byte, mk func() stages.Stage) (read, fresh string) {
 	var out bytes.Buffer
 	w := codec.NewBatchWriter(&out)
-	if _, err := stages.Run([]stages.Input{{Name: "s", Reader: bytes.NewReader(stream)}}, w, mk(), stages.RunOptions{}); err != nil {
-		t.Fatal(err)
+	for i, r := range []io.Reader{bytes.NewReader(stream), &chunkReader{stream, 7}} {
+		out.Reset()
+		if _, err := stages.Run([]stages.Input{{Name: "s", Reader: r}}, w, mk(), stages.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && out.String() != read {
+			t.Fatalf("read at once\n%s\nread in pieces\n%s", read, out.String())
+		}
+		read = out.String()
 	}
-	read = out.String()
 	out.Reset()
 	st := mk()
 	emit := func(f *stages.Frame) error { return w.WriteLine(f.Line()) }
@@ -63,6 +72,21 @@ func runBoth(t *testing.T, stream []byte, mk func() stages.Stage) (read, fresh s
 		t.Fatal(err)
 	}
 	return read, out.String()
+}
+
+// chunkReader reads its data at most n bytes at a time.
+type chunkReader struct {
+	data []byte
+	n    int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.data)
+	c.data = c.data[k:]
+	return k, nil
 }
 
 // sinkBoth is runBoth for a sink.
@@ -126,8 +150,8 @@ func checkStreamRepeats(t *testing.T, stream []byte) {
 		t.Fatalf("redact: through the reader\n%s\nas fresh frames\n%s", read, fresh)
 	}
 	for _, strict := range []bool{false, true} {
-		var violations [2][]stages.Violation
-		var results [2]stages.ValidateResult
+		var violations [3][]stages.Violation // read at once, in pieces, as fresh frames
+		var results [3]stages.ValidateResult
 		run := 0
 		read, fresh := runBoth(t, stream, func() stages.Stage {
 			i := run
@@ -137,9 +161,10 @@ func checkStreamRepeats(t *testing.T, stream []byte) {
 			}})
 			return stages.Chain(v, resultTaker{func() { results[i] = v.Result() }})
 		})
-		if read != fresh || !reflect.DeepEqual(violations[0], violations[1]) || results[0] != results[1] {
-			t.Fatalf("validate (strict %v) on\n%s: through the reader %v %+v, as fresh frames %v %+v", strict, stream,
-				violations[0], results[0], violations[1], results[1])
+		if read != fresh || !reflect.DeepEqual(violations[0], violations[2]) || results[0] != results[2] ||
+			!reflect.DeepEqual(violations[0], violations[1]) || results[0] != results[1] {
+			t.Fatalf("validate (strict %v) on\n%s: through the reader %v %+v, in pieces %v %+v, as fresh frames %v %+v", strict, stream,
+				violations[0], results[0], violations[1], results[1], violations[2], results[2])
 		}
 	}
 }
@@ -149,6 +174,10 @@ type resultTaker struct{ take func() }
 
 func (r resultTaker) Push(f *stages.Frame, emit stages.Emit) error { return emit(f) }
 func (r resultTaker) Flush(stages.Emit) error                      { r.take(); return nil }
+
+// It passes the next deltas of a block as they come, so that the stage before it may skip them.
+func (r resultTaker) NextDeltas() stages.NextDeltas    { return stages.PassDeltas }
+func (r resultTaker) SkippedDeltas(int, *stages.Frame) {}
 
 func TestRepeatedDeltas(t *testing.T) {
 	for _, data := range []string{
@@ -251,4 +280,61 @@ func FuzzRepeatedDeltas(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data string) {
 		checkRepeats(t, data)
 	})
+}
+
+// Run passes the next deltas of a block on (or drops them) without pushing each through a
+// stage that says it would pass (or drop) them, and tells the stage how many went by.
+func TestNextDeltasAreNotPushed(t *testing.T) {
+	var data []string
+	for i := range 1000 {
+		data = append(data, fmt.Sprintf(`"%04d "`, i))
+	}
+	stream := repeatStream(strings.Join(data, "\n"))
+	lines := bytes.Count(stream, []byte("\n"))
+	for _, c := range []struct {
+		name  string
+		stage stages.DeltaSkipper
+		kept  int // lines in the output
+	}{
+		{"deltas", stages.NewDeltas(), lines},
+		{"select", stages.NewSelect(stages.SelectOptions{Types: []string{"message_update"}}), 1 + 1002}, // the header is kept
+		{"select --not", stages.NewSelect(stages.SelectOptions{Types: []string{"message_update"}, Not: true}), lines - 1002},
+		{"validate", stages.NewValidator(stages.ValidateOptions{}), lines},
+	} {
+		counted := &pushCounter{DeltaSkipper: c.stage}
+		var out bytes.Buffer
+		stats, err := stages.Run([]stages.Input{{Name: "s", Reader: bytes.NewReader(stream)}}, codec.NewBatchWriter(&out), counted, stages.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Count(out.Bytes(), []byte("\n")); got != c.kept || stats.Lines != lines {
+			t.Errorf("%s: %d lines out of %d read, want %d", c.name, got, stats.Lines, c.kept)
+		}
+		if counted.pushed > 10 || counted.pushed+counted.skipped != lines {
+			t.Errorf("%s: %d lines pushed, %d skipped, of %d", c.name, counted.pushed, counted.skipped, lines)
+		}
+	}
+	v := stages.NewValidator(stages.ValidateOptions{})
+	if _, err := stages.Run([]stages.Input{{Name: "s", Reader: bytes.NewReader(stream)}}, codec.NewBatchWriter(io.Discard), v, stages.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if v.Result().Lines != lines {
+		t.Errorf("validate counted %d lines of %d", v.Result().Lines, lines)
+	}
+}
+
+// pushCounter counts the lines pushed to a stage and those it was told were skipped.
+type pushCounter struct {
+	stages.DeltaSkipper
+	pushed, skipped int
+}
+
+func (p *pushCounter) Push(f *stages.Frame, emit stages.Emit) error {
+	p.pushed++
+	return p.DeltaSkipper.Push(f, emit)
+}
+
+func (p *pushCounter) SkippedDeltas(n int, f *stages.Frame) {
+	p.skipped += n
+	p.DeltaSkipper.SkippedDeltas(n, f)
 }

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -44,16 +45,19 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 	// the reader's buffer, with their LFs, they make one span, written from there before
 	// the reader reads again (or copied, when a line from elsewhere comes between).
 	var span []byte
+	pass := func(lines []byte) error { // lines in the reader's buffer, with their LFs
+		if len(span) > 0 && cap(span) > len(span) && &span[:len(span)+1][len(span)] == &lines[0] {
+			span = span[:len(span)+len(lines)]
+			return nil
+		}
+		_, err := out.Write(span)
+		span = lines
+		return err
+	}
 	emit := func(f *Frame) error {
 		if f == &frame && len(f.line) == len(read) && len(read) > 0 && &f.line[0] == &read[0] {
 			if line, ok := withLF(read); ok {
-				if len(span) > 0 && cap(span) > len(span) && &span[:len(span)+1][len(span)] == &line[0] {
-					span = span[:len(span)+len(line)]
-					return nil
-				}
-				_, err := out.Write(span)
-				span = line
-				return err
+				return pass(line)
 			}
 		}
 		if len(span) > 0 {
@@ -64,15 +68,42 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 		}
 		return f.WriteLine(out)
 	}
+	// What the stage said it does with the next deltas of a block, after the last Push.
+	skipper, _ := st.(DeltaSkipper)
+	next := PushDeltas
+	push := func(f *Frame) error {
+		err := st.Push(f, emit)
+		if skipper != nil {
+			next = skipper.NextDeltas()
+		}
+		return err
+	}
 	for _, in := range inputs {
 		lr := codec.NewLineReader(in.Reader)
 		for {
+			// The next deltas of a block that the stage passes on as they come (or drops)
+			// need not go through it one by one: found in what is read, they are checked
+			// and passed on (or dropped) together.
+			if next != PushDeltas && frame.nextDeltasFollow() {
+				if n, count := frame.index.RepeatLastRun(lr.Pending()); count > 0 {
+					lines := lr.TakeLines(n, count)
+					stats.Lines += count
+					frame.tookDeltas(lines[bytes.LastIndexByte(lines[:n-1], '\n')+1:n-1], lr.Line())
+					if next == PassDeltas {
+						if err := pass(lines); err != nil {
+							return stats, err
+						}
+					}
+					skipper.SkippedDeltas(count, &frame)
+					continue
+				}
+			}
 			// The next delta of a block is the line before but for its text: found so in
 			// what is read, it is checked and split off at once.
 			if n := frame.index.CheckRepeatedLine(lr.Pending()); n > 0 {
 				stats.Lines++
 				read = lr.Take(n)
-				if err := st.Push(frame.repeated(read, lr.Line()), emit); err != nil {
+				if err := push(frame.repeated(read, lr.Line())); err != nil {
 					return stats, err
 				}
 				continue
@@ -104,10 +135,11 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 					opts.Report(fmt.Sprintf("%s:%d: %v", displayName(in.Name), lr.Line(), cerr))
 				}
 				if opts.SkipInvalid {
+					next = PushDeltas
 					continue
 				}
 			}
-			if err := st.Push(f, emit); err != nil {
+			if err := push(f); err != nil {
 				return stats, err
 			}
 		}

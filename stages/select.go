@@ -37,6 +37,8 @@ type Select struct {
 	// and comparing with the last is cheaper than a lookup.
 	lastType  string
 	lastMatch bool
+
+	next NextDeltas // what was done with the last line pushed
 }
 
 // NewSelect returns the select stage.
@@ -68,12 +70,20 @@ func setOf(names []string) map[string]bool {
 
 func (s *Select) Push(f *Frame, emit Emit) error {
 	if s.keep(f) {
+		s.next = PassDeltas
 		return emit(f)
 	}
+	s.next = DropDeltas
 	return nil
 }
 
 func (s *Select) Flush(Emit) error { return nil }
+
+// NextDeltas: the next deltas of a block have the type, role and tool of the line before
+// (only the text of their delta differs), so they are kept or dropped as it was.
+func (s *Select) NextDeltas() NextDeltas { return s.next }
+
+func (s *Select) SkippedDeltas(int, *Frame) {}
 
 func (s *Select) keep(f *Frame) bool {
 	typ := f.Type()

@@ -255,6 +255,25 @@ func (f *Frame) changedDelta(prev lineID) bool {
 	return true
 }
 
+// nextDeltasFollow reports whether the lines after the frame's line that repeat it but for
+// the body of its last string value (Index.RepeatLastRun) are the next deltas of its block
+// (repeatsDeltaOf): the frame's line, as checked, repeats the line before it in its delta,
+// and that delta is its last string value.
+func (f *Frame) nextDeltasFollow() bool {
+	id := f.checkedLine()
+	if id.frame == 0 || id != f.deltaLine && !(f.index.Repeats() && f.changedDelta(lineID{id.frame, id.n - 1})) {
+		return false
+	}
+	return f.deltaAt == f.index.LastStringAt()
+}
+
+// tookDeltas makes f the frame of last, the last line of a run of the next deltas of a block
+// its index has checked (Index.RepeatLastRun, after nextDeltasFollow).
+func (f *Frame) tookDeltas(last []byte, lineNo int) {
+	f.repeated(last, lineNo)
+	f.deltaLine = lineID{f.id, f.index.Count()}
+}
+
 // repeatsBodiesOf reports whether the frame's line is the line prev, the one checked in this
 // frame just before it, but for the bodies of string values that are all values of members
 // named one of keys (as written: an escaped spelling of a key is not the key): the next
@@ -325,6 +344,30 @@ type Stage interface {
 	Flush(emit Emit) error
 }
 
+// NextDeltas is what a stage does with each of the next deltas of a block (see DeltaSkipper).
+type NextDeltas uint8
+
+const (
+	PushDeltas NextDeltas = iota // not known: each is pushed
+	PassDeltas                   // each is passed on as it came
+	DropDeltas                   // each is dropped
+)
+
+// A DeltaSkipper is a stage that can tell, right after a Push of a line read from input, what
+// it would do with each of the lines after it that repeat it but for the text of their delta
+// (Frame.repeatsDeltaOf: the next deltas of a block, most lines of the delta form): pass it on
+// as it came (as it passed that line) or drop it (as it dropped that line), changing nothing
+// in itself but what SkippedDeltas changes. The lines skipped so are unambiguous when the
+// line pushed was (Frame.unambiguous: Index.RepeatLastRun stops before a new \u escape). Run then
+// passes such lines on (or drops them) without pushing each, and tells the stage.
+type DeltaSkipper interface {
+	Stage
+	NextDeltas() NextDeltas
+	// SkippedDeltas tells the stage that n such lines went by, passed on or dropped as it
+	// said; f is the frame of the last of them, as Push would have received it.
+	SkippedDeltas(n int, f *Frame)
+}
+
 // Sink is where a chain ends when what it makes is not the stream but something else: plain
 // text (Text), a verdict (Verdict). Consume receives frames in stream order, lent as to a
 // stage's Push; Close is called once at the end of the stream. A sink emits no frames: it
@@ -360,6 +403,8 @@ type chain struct {
 	stages []Stage
 	links  []Emit // links[i] receives stage i's output
 	sink   Emit
+
+	skipping int // the stages that see the deltas skipped, as the last NextDeltas said
 }
 
 func (c *chain) Push(f *Frame, emit Emit) error {
@@ -377,7 +422,36 @@ func (c *chain) Flush(emit Emit) error {
 	return nil
 }
 
+// NextDeltas is what the chain does with the next deltas of a block: the first stage that
+// does not pass them decides, and the stages after it do not see them.
+func (c *chain) NextDeltas() NextDeltas {
+	for i, st := range c.stages {
+		sk, ok := st.(DeltaSkipper)
+		if !ok {
+			return PushDeltas
+		}
+		switch next := sk.NextDeltas(); next {
+		case PassDeltas:
+		case DropDeltas:
+			c.skipping = i + 1
+			return next
+		default:
+			return PushDeltas
+		}
+	}
+	c.skipping = len(c.stages)
+	return PassDeltas
+}
+
+func (c *chain) SkippedDeltas(n int, f *Frame) {
+	for _, st := range c.stages[:c.skipping] {
+		st.(DeltaSkipper).SkippedDeltas(n, f)
+	}
+}
+
 type passThrough struct{}
 
 func (passThrough) Push(f *Frame, emit Emit) error { return emit(f) }
 func (passThrough) Flush(Emit) error               { return nil }
+func (passThrough) NextDeltas() NextDeltas         { return PassDeltas }
+func (passThrough) SkippedDeltas(int, *Frame)      {}

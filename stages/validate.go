@@ -73,6 +73,7 @@ type Validator struct {
 	// passed in a stream whose form was known before it.
 	steady bool
 	quiet  lineID
+	plain  bool // the last line was known to be unambiguous
 
 	ambiguities     codec.AmbiguityWalker
 	reportAmbiguity func(codec.Ambiguity) bool
@@ -186,10 +187,27 @@ func (v *Validator) Push(f *Frame, emit Emit) error {
 			v.quiet = f.checkedLine()
 		}
 	}
-	if !f.unambiguous() { // most lines are known to be unambiguous once checked
+	v.plain = f.unambiguous() // most lines are known to be unambiguous once checked
+	if !v.plain {
 		v.checkAmbiguities(f.Line())
 	}
 	return emit(f)
+}
+
+// NextDeltas: after a quiet line known to be unambiguous, the next deltas of its block pass
+// its checks as it did (only texts no check reads differ), and Run gives only those that
+// stay unambiguous (their deltas without a \u or \/ escape).
+func (v *Validator) NextDeltas() NextDeltas {
+	if v.quiet != (lineID{}) && v.plain {
+		return PassDeltas
+	}
+	return PushDeltas
+}
+
+func (v *Validator) SkippedDeltas(n int, f *Frame) {
+	v.line += n
+	v.result.Lines += n
+	v.quiet = f.checkedLine()
 }
 
 // unreadStrings names the members whose string values no check reads beyond their kind
