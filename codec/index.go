@@ -178,6 +178,33 @@ func (ix *Index) repeatLast(p []byte, pending bool) int {
 	return n
 }
 
+// sameShort is string(a) == string(b) for a and b of the same length, mostly a few bytes (the
+// end of a line after its delta), where a loop costs less than the runtime's comparison.
+func sameShort(a, b []byte) bool {
+	if len(a) > 16 {
+		return string(a) == string(b)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasEscapeShort is hasEscapeOf(body, 'u', '/') for a body of mostly a few bytes (a delta).
+func hasEscapeShort(body []byte) bool {
+	if len(body) > 16 {
+		return hasEscapeOf(body, 'u', '/')
+	}
+	for i, c := range body {
+		if c == '\\' {
+			return hasEscapeOf(body[i:], 'u', '/')
+		}
+	}
+	return false
+}
+
 // lastRepeatedAs indexes b, found to be the last line indexed but for the body of its last
 // string value, now closed by the quote at end (at was in the line before b): its members are
 // the last line's, those after that body moved by the change of its length.
@@ -226,8 +253,7 @@ func (ix *Index) RepeatLastRun(pending []byte) (n, lines int) {
 		after, ok := validString(p, len(prefix))
 		quote := after - 1
 		k := quote + len(tail)
-		if !ok || k >= len(p) || p[k] != '\n' || string(p[quote:k]) != string(tail) ||
-			hasEscapeOf(p[len(prefix):quote], 'u', '/') {
+		if !ok || k >= len(p) || p[k] != '\n' || !sameShort(p[quote:k], tail) || hasEscapeShort(p[len(prefix):quote]) {
 			break
 		}
 		at, was, end = n, end, quote
