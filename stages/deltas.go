@@ -93,7 +93,10 @@ func (d *Deltas) NextDeltas() NextDeltas {
 	return PushDeltas
 }
 
-func (d *Deltas) SkippedDeltas(_ int, f *Frame) { d.passed = f.checkedLine() }
+func (d *Deltas) SkippedDeltas(run DeltaRun) error {
+	d.passed = run.Last.checkedLine()
+	return nil
+}
 
 // typed converts an event in process, without encoding any snapshot.
 func (d *Deltas) typed(f *Frame) *Frame {

@@ -93,10 +93,16 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 func sinkBoth(t *testing.T, stream []byte, mk func(w *codec.LineWriter) stages.Sink) (read, fresh string) {
 	var out bytes.Buffer
 	w := codec.NewBatchWriter(&out)
-	if _, err := stages.RunSink([]stages.Input{{Name: "s", Reader: bytes.NewReader(stream)}}, w, mk(w), stages.RunOptions{}); err != nil {
-		t.Fatal(err)
+	for i, r := range []io.Reader{bytes.NewReader(stream), &chunkReader{stream, 7}} {
+		out.Reset()
+		if _, err := stages.RunSink([]stages.Input{{Name: "s", Reader: r}}, w, mk(w), stages.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && out.String() != read {
+			t.Fatalf("read at once\n%q\nread in pieces\n%q", read, out.String())
+		}
+		read = out.String()
 	}
-	read = out.String()
 	out.Reset()
 	sink := mk(w)
 	for n, line := range bytes.Split(bytes.TrimSuffix(stream, []byte("\n")), []byte("\n")) {
@@ -176,8 +182,8 @@ func (r resultTaker) Push(f *stages.Frame, emit stages.Emit) error { return emit
 func (r resultTaker) Flush(stages.Emit) error                      { r.take(); return nil }
 
 // It passes the next deltas of a block as they come, so that the stage before it may skip them.
-func (r resultTaker) NextDeltas() stages.NextDeltas    { return stages.PassDeltas }
-func (r resultTaker) SkippedDeltas(int, *stages.Frame) {}
+func (r resultTaker) NextDeltas() stages.NextDeltas       { return stages.PassDeltas }
+func (r resultTaker) SkippedDeltas(stages.DeltaRun) error { return nil }
 
 func TestRepeatedDeltas(t *testing.T) {
 	for _, data := range []string{
@@ -321,6 +327,46 @@ func TestNextDeltasAreNotPushed(t *testing.T) {
 	if v.Result().Lines != lines {
 		t.Errorf("validate counted %d lines of %d", v.Result().Lines, lines)
 	}
+	// The sinks: text writes every delta's text, the verdict counts every line.
+	var text bytes.Buffer
+	for _, c := range []struct {
+		name string
+		sink interface {
+			stages.Sink
+			stages.DeltaSkipping
+		}
+	}{
+		{"text --follow", stages.NewText(&text, stages.TextOptions{Follow: true})},
+		{"verdict", stages.NewVerdict(io.Discard, stages.VerdictOptions{})},
+	} {
+		counted := &consumeCounter{Sink: c.sink, DeltaSkipping: c.sink}
+		if _, err := stages.RunSink([]stages.Input{{Name: "s", Reader: bytes.NewReader(stream)}}, codec.NewBatchWriter(io.Discard), counted, stages.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if counted.consumed > 10 || counted.consumed+counted.skipped != lines {
+			t.Errorf("%s: %d lines consumed, %d skipped, of %d", c.name, counted.consumed, counted.skipped, lines)
+		}
+	}
+	if want := strings.ReplaceAll(strings.Join(data, ""), `"`, "") + "\n"; text.String() != want {
+		t.Errorf("text --follow wrote %q", text.String())
+	}
+}
+
+// consumeCounter counts the lines a sink consumed and those it was told were skipped.
+type consumeCounter struct {
+	stages.Sink
+	stages.DeltaSkipping
+	consumed, skipped int
+}
+
+func (c *consumeCounter) Consume(f *stages.Frame) error {
+	c.consumed++
+	return c.Sink.Consume(f)
+}
+
+func (c *consumeCounter) SkippedDeltas(run stages.DeltaRun) error {
+	c.skipped += run.Lines
+	return c.DeltaSkipping.SkippedDeltas(run)
 }
 
 // pushCounter counts the lines pushed to a stage and those it was told were skipped.
@@ -334,7 +380,7 @@ func (p *pushCounter) Push(f *stages.Frame, emit stages.Emit) error {
 	return p.DeltaSkipper.Push(f, emit)
 }
 
-func (p *pushCounter) SkippedDeltas(n int, f *stages.Frame) {
-	p.skipped += n
-	p.DeltaSkipper.SkippedDeltas(n, f)
+func (p *pushCounter) SkippedDeltas(run stages.DeltaRun) error {
+	p.skipped += run.Lines
+	return p.DeltaSkipper.SkippedDeltas(run)
 }

@@ -88,13 +88,18 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 				if n, count := frame.index.RepeatLastRun(lr.Pending()); count > 0 {
 					lines := lr.TakeLines(n, count)
 					stats.Lines += count
-					frame.tookDeltas(lines[bytes.LastIndexByte(lines[:n-1], '\n')+1:n-1], lr.Line())
+					last := lines[bytes.LastIndexByte(lines[:n-1], '\n')+1 : n-1]
+					frame.tookDeltas(last, lr.Line())
 					if next == PassDeltas {
 						if err := pass(lines); err != nil {
 							return stats, err
 						}
 					}
-					skipper.SkippedDeltas(count, &frame)
+					run := DeltaRun{Lines: count, Last: &frame, lines: lines, bodyAt: frame.index.LastStringAt() + 1,
+						after: len(last) - frame.index.ChangedValue().ValEnd + 1}
+					if err := skipper.SkippedDeltas(run); err != nil {
+						return stats, err
+					}
 					continue
 				}
 			}
@@ -174,6 +179,18 @@ type sinkEnd struct{ sink Sink }
 
 func (s sinkEnd) Push(f *Frame, _ Emit) error { return s.sink.Consume(f) }
 func (s sinkEnd) Flush(Emit) error            { return s.sink.Close() }
+
+// A sink emits nothing: it may have the next deltas of a block go by as dropped.
+func (s sinkEnd) NextDeltas() NextDeltas {
+	if sk, ok := s.sink.(DeltaSkipping); ok {
+		if next := sk.NextDeltas(); next == DropDeltas {
+			return next
+		}
+	}
+	return PushDeltas
+}
+
+func (s sinkEnd) SkippedDeltas(run DeltaRun) error { return s.sink.(DeltaSkipping).SkippedDeltas(run) }
 
 func displayName(name string) string {
 	if name == "" || name == "-" {

@@ -83,7 +83,7 @@ func (s *Select) Flush(Emit) error { return nil }
 // (only the text of their delta differs), so they are kept or dropped as it was.
 func (s *Select) NextDeltas() NextDeltas { return s.next }
 
-func (s *Select) SkippedDeltas(int, *Frame) {}
+func (s *Select) SkippedDeltas(DeltaRun) error { return nil }
 
 func (s *Select) keep(f *Frame) bool {
 	typ := f.Type()

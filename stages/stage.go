@@ -19,6 +19,7 @@
 package stages
 
 import (
+	"bytes"
 	"sync/atomic"
 
 	"github.com/basecontext/base-context/codec"
@@ -357,15 +358,44 @@ const (
 // it would do with each of the lines after it that repeat it but for the text of their delta
 // (Frame.repeatsDeltaOf: the next deltas of a block, most lines of the delta form): pass it on
 // as it came (as it passed that line) or drop it (as it dropped that line), changing nothing
-// in itself but what SkippedDeltas changes. The lines skipped so are unambiguous when the
-// line pushed was (Frame.unambiguous: Index.RepeatLastRun stops before a new \u escape). Run then
-// passes such lines on (or drops them) without pushing each, and tells the stage.
+// in itself but what SkippedDeltas changes. Run then passes such lines on (or drops them)
+// without pushing each, and tells the stage. The lines skipped so are unambiguous when the
+// line pushed was (Frame.unambiguous: Index.RepeatLastRun stops before a new \u escape).
 type DeltaSkipper interface {
 	Stage
+	DeltaSkipping
+}
+
+// DeltaSkipping is what a stage (DeltaSkipper) or a sink (which drops every line it is given)
+// has to let Run skip the next deltas of a block.
+type DeltaSkipping interface {
 	NextDeltas() NextDeltas
-	// SkippedDeltas tells the stage that n such lines went by, passed on or dropped as it
-	// said; f is the frame of the last of them, as Push would have received it.
-	SkippedDeltas(n int, f *Frame)
+	// SkippedDeltas tells the stage that a run of such lines went by, passed on or dropped
+	// as it said.
+	SkippedDeltas(run DeltaRun) error
+}
+
+// DeltaRun is a run of the next deltas of a block that went by a stage without a Push.
+type DeltaRun struct {
+	Lines int    // how many
+	Last  *Frame // the frame of the last of them, as Push would have received it
+
+	lines  []byte // the lines, with their LFs
+	bodyAt int    // where each line's delta body starts
+	after  int    // the bytes of each line after its delta body
+}
+
+// EachDelta calls fn with the delta of each line of the run, in order: the body of the
+// string as written (escaped, without its quotes), valid until fn returns.
+func (r DeltaRun) EachDelta(fn func(body []byte) error) error {
+	for rest := r.lines; len(rest) > 0; {
+		end := bytes.IndexByte(rest, '\n')
+		if err := fn(rest[r.bodyAt : end-r.after]); err != nil {
+			return err
+		}
+		rest = rest[end+1:]
+	}
+	return nil
 }
 
 // Sink is where a chain ends when what it makes is not the stream but something else: plain
@@ -443,10 +473,13 @@ func (c *chain) NextDeltas() NextDeltas {
 	return PassDeltas
 }
 
-func (c *chain) SkippedDeltas(n int, f *Frame) {
+func (c *chain) SkippedDeltas(run DeltaRun) error {
 	for _, st := range c.stages[:c.skipping] {
-		st.(DeltaSkipper).SkippedDeltas(n, f)
+		if err := st.(DeltaSkipper).SkippedDeltas(run); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 type passThrough struct{}
@@ -454,4 +487,4 @@ type passThrough struct{}
 func (passThrough) Push(f *Frame, emit Emit) error { return emit(f) }
 func (passThrough) Flush(Emit) error               { return nil }
 func (passThrough) NextDeltas() NextDeltas         { return PassDeltas }
-func (passThrough) SkippedDeltas(int, *Frame)      {}
+func (passThrough) SkippedDeltas(DeltaRun) error   { return nil }

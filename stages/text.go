@@ -55,11 +55,31 @@ type Text struct {
 	lastDelta     lineID
 	deltaIndex    int64
 	deltaThinking bool
+	writeDelta    func(body []byte) error // writes a delta of that block (made once: a method value made per run would be allocated)
 }
 
 // NewText returns the text sink, writing to w.
 func NewText(w io.Writer, opts TextOptions) *Text {
-	return &Text{opts: opts, out: blockWriter{w: w}, verdict: NewVerdict(io.Discard, opts.Verdict)}
+	t := &Text{opts: opts, out: blockWriter{w: w}, verdict: NewVerdict(io.Discard, opts.Verdict)}
+	t.writeDelta = func(body []byte) error { return t.write(t.deltaIndex, t.deltaThinking, t.decodeBody(body)) }
+	return t
+}
+
+// NextDeltas: the next deltas of a block are, besides lines to the verdict, their texts,
+// written one after the other (with Follow; nothing without it).
+func (t *Text) NextDeltas() NextDeltas {
+	if t.verdict.NextDeltas() != DropDeltas || t.opts.Follow && t.lastDelta == (lineID{}) {
+		return PushDeltas
+	}
+	return DropDeltas
+}
+
+func (t *Text) SkippedDeltas(run DeltaRun) error {
+	if err := t.verdict.SkippedDeltas(run); err != nil || !t.opts.Follow {
+		return err
+	}
+	t.lastDelta = run.Last.checkedLine()
+	return run.EachDelta(t.writeDelta)
 }
 
 // Verdict is how the recorded run ended (valid after Close): the final answer is written
@@ -256,7 +276,12 @@ func (t *Text) decode(raw []byte) []byte {
 	if len(raw) < 2 || raw[0] != '"' {
 		return nil
 	}
-	body := raw[1 : len(raw)-1]
+	return t.decodeBody(raw[1 : len(raw)-1])
+}
+
+// decodeBody returns the text of body, the body of an encoded string, decoded into
+// t.decoded when it has escapes.
+func (t *Text) decodeBody(body []byte) []byte {
 	if bytes.IndexByte(body, '\\') < 0 {
 		return body
 	}

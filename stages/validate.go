@@ -204,10 +204,11 @@ func (v *Validator) NextDeltas() NextDeltas {
 	return PushDeltas
 }
 
-func (v *Validator) SkippedDeltas(n int, f *Frame) {
-	v.line += n
-	v.result.Lines += n
-	v.quiet = f.checkedLine()
+func (v *Validator) SkippedDeltas(run DeltaRun) error {
+	v.line += run.Lines
+	v.result.Lines += run.Lines
+	v.quiet = run.Last.checkedLine()
+	return nil
 }
 
 // unreadStrings names the members whose string values no check reads beyond their kind

@@ -40,6 +40,7 @@ type Verdict struct {
 	w         io.Writer // where Close writes the summary line
 	lines     int
 	sessionID string
+	updated   bool // the last line was a message_update, which changes only lines
 
 	runs, agentEnds int
 	runOpen         bool
@@ -104,6 +105,7 @@ var (
 
 func (v *Verdict) Consume(f *Frame) error {
 	v.lines++
+	v.updated = f.Type() == codec.TypeMessageUpdate
 	switch f.Type() {
 	case codec.TypeSession:
 		if v.sessionID == "" {
@@ -152,6 +154,19 @@ func (v *Verdict) Consume(f *Frame) error {
 			v.queued = codec.Find(actions, "queuedCount").Int(actions)
 		}
 	}
+	return nil
+}
+
+// NextDeltas: an update counts as a line, and is otherwise nothing to a verdict.
+func (v *Verdict) NextDeltas() NextDeltas {
+	if v.updated {
+		return DropDeltas
+	}
+	return PushDeltas
+}
+
+func (v *Verdict) SkippedDeltas(run DeltaRun) error {
+	v.lines += run.Lines
 	return nil
 }
 
