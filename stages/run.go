@@ -50,7 +50,7 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 			span = span[:len(span)+len(lines)]
 			return nil
 		}
-		_, err := out.Write(span)
+		err := out.WriteThrough(span)
 		span = lines
 		return err
 	}
@@ -61,7 +61,7 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 			}
 		}
 		if len(span) > 0 {
-			if _, err := out.Write(span); err != nil {
+			if err := out.WriteThrough(span); err != nil {
 				return err
 			}
 			span = nil
