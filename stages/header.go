@@ -75,25 +75,40 @@ func (h *Header) replaces(name string) bool {
 }
 
 func (h *Header) Push(f *Frame, emit Emit) error {
-	if !h.started {
-		h.started = true
-		if f.Type() == codec.TypeSession {
-			f = h.replace(f)
-			h.adopt(f)
-			return emit(f)
-		}
-		if err := h.writeHeader(emit); err != nil {
-			return err
+	// The line after the one stamped last, repeating it but for the body of one string value
+	// after everything stamp read and edited in it (the next delta of a block comes so), is
+	// valid, of the same type and stamped the same way but for its number. (h.last is zero
+	// before any line is stamped: the line after it names no line checked.)
+	if h.last.frame != 0 && f.checkedLine() == (lineID{h.last.frame, h.last.n + 1}) && f.index.Repeats() {
+		if body := f.index.ChangedValue().ValStart + 1; body >= h.fixed {
+			return emit(f.Edited(h.restamp(f, body)))
 		}
 	}
-	if f.Type() == codec.TypeSession {
+	typ := f.Type()
+	if !h.started || typ == codec.TypeSession {
+		return h.pushHeader(f, typ, emit)
+	}
+	if (h.opts.Stamp || h.opts.Seq) && (typ != "" || f.Check() == nil) {
+		return emit(h.stamp(f))
+	}
+	return emit(f)
+}
+
+// pushHeader is Push for the first frame and session headers.
+func (h *Header) pushHeader(f *Frame, typ string, emit Emit) error {
+	if typ == codec.TypeSession {
+		if !h.started {
+			h.started = true
+			f = h.replace(f)
+		}
 		h.adopt(f)
 		return emit(f)
 	}
-	if (!h.opts.Stamp && !h.opts.Seq) || f.Check() != nil {
-		return emit(f)
+	h.started = true
+	if err := h.writeHeader(emit); err != nil {
+		return err
 	}
-	return emit(h.stamp(f))
+	return h.Push(f, emit)
 }
 
 // Flush writes the header of an empty stream.
@@ -181,9 +196,6 @@ func (h *Header) stamp(f *Frame) *Frame {
 	if h.opts.Seq {
 		h.num = incrementDecimal(h.num)
 	}
-	if h.restamp(f) {
-		return f.Edited(h.buf)
-	}
 	line := f.Line()
 	var m [3]codec.Member
 	f.members(stampKeys, m[:])
@@ -260,28 +272,30 @@ func (h *Header) stamp(f *Frame) *Frame {
 	return f.Edited(h.buf)
 }
 
-// restamp stamps f's line from the line stamped last, in h.buf, when it is that line but for
-// the body of one string value that starts after everything stamp reads and edits (the
-// next delta of a block comes so): the stamped line up to there stays as it is, but for the
-// digits of seq, and the rest is the new line's.
-func (h *Header) restamp(f *Frame) bool {
-	if h.last.frame == 0 || h.opts.Seq && len(h.num) != h.seqLen {
-		return false
-	}
-	id := f.checkedLine()
-	if id != (lineID{h.last.frame, h.last.n + 1}) || !f.index.Repeats() {
-		return false
-	}
-	body := f.index.ChangedValue().ValStart + 1
-	if body < h.fixed {
-		return false
-	}
+// restamp stamps f's line, the line stamped last but for what follows body (see Push), from
+// that stamped line, in h.buf: up to body it stays as it is, but for the digits of seq, and
+// the rest is the new line's.
+func (h *Header) restamp(f *Frame, body int) []byte {
 	if h.opts.Seq {
-		copy(h.buf[h.seqAt:], h.num)
+		h.num = incrementDecimal(h.num)
+		// One more than the number before: unless it ends in 0 (one in ten), only its last
+		// digit changed.
+		if last := len(h.num) - 1; h.num[last] != '0' {
+			h.buf[h.seqAt+last] = h.num[last]
+		} else {
+			if len(h.num) > h.seqLen { // it gained a digit: what follows it moves on by one
+				end := body + h.shift
+				h.buf = append(h.buf[:end], 0)
+				copy(h.buf[h.seqAt+len(h.num):], h.buf[h.seqAt+h.seqLen:end])
+				h.shift++
+				h.seqLen++
+			}
+			copy(h.buf[h.seqAt:], h.num)
+		}
 	}
 	h.buf = append(h.buf[:body+h.shift], f.line[body:]...)
-	h.last = id
-	return true
+	h.last.n++
+	return h.buf
 }
 
 // incrementDecimal adds one to the decimal number digits, in place unless it gains a digit.
