@@ -75,12 +75,13 @@ func (h *Header) replaces(name string) bool {
 }
 
 func (h *Header) Push(f *Frame, emit Emit) error {
-	// The line after the one stamped last, repeating it but for the body of one string value
-	// after everything stamp read and edited in it (the next delta of a block comes so), is
-	// valid, of the same type and stamped the same way but for its number. (h.last is zero
-	// before any line is stamped: the line after it names no line checked.)
-	if h.last.frame != 0 && f.checkedLine() == (lineID{h.last.frame, h.last.n + 1}) && f.index.Repeats() {
-		if body := f.index.ChangedValue().ValStart + 1; body >= h.fixed {
+	// The line after the one stamped last, repeating it but for the bodies of string values
+	// after everything stamp read and edited in it (the next delta of a block comes so, and
+	// the next update of the full form), is valid, of the same type and stamped the same way
+	// but for its number. (h.last is zero before any line is stamped: the line after it names
+	// no line checked.)
+	if h.last.frame != 0 && f.checkedLine() == (lineID{h.last.frame, h.last.n + 1}) && f.index.RepeatsStrings() {
+		if body := f.index.ChangedValueAt(0).ValStart + 1; body >= h.fixed {
 			return emit(f.Edited(h.restamp(f, body)))
 		}
 	}
@@ -272,7 +273,7 @@ func (h *Header) stamp(f *Frame) *Frame {
 	return f.Edited(h.buf)
 }
 
-// restamp stamps f's line, the line stamped last but for what follows body (see Push), from
+// restamp stamps f's line, the line stamped last but from body on (see Push), from
 // that stamped line, in h.buf: up to body it stays as it is, but for the digits of seq, and
 // the rest is the new line's.
 func (h *Header) restamp(f *Frame, body int) []byte {

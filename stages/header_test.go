@@ -451,6 +451,21 @@ func TestHeaderRestampsOnlyWhatRepeats(t *testing.T) {
 			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abcd"}`,
 			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abcde"}`,
 		}},
+		{"several bodies changed, all after what is stamped or not", []string{
+			`{"type":"u","a":"x","b":{"c":"y"},"d":["z"]}`,
+			`{"type":"u","a":"xx","b":{"c":"y"},"d":["zz"]}`,
+			`{"type":"u","a":"xx","b":{"c":"yy"},"d":["zzz"]}`,
+			`{"type":"v","a":"xx","b":{"c":"yy"},"d":["zzzz"]}`,
+			`{"type":"v","a":"xxx","b":{"c":"yy"},"d":["zzzz"]}`,
+			`{"type":"vv","a":"xxx","b":{"c":"yy"},"d":["zzzz"]}`,
+		}, []string{
+			`{"type":"u","sessionId":{ID},"seq":{N},"a":"x","b":{"c":"y"},"d":["z"]}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"a":"xx","b":{"c":"y"},"d":["zz"]}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"a":"xx","b":{"c":"yy"},"d":["zzz"]}`,
+			`{"type":"v","sessionId":{ID},"seq":{N},"a":"xx","b":{"c":"yy"},"d":["zzzz"]}`,
+			`{"type":"v","sessionId":{ID},"seq":{N},"a":"xxx","b":{"c":"yy"},"d":["zzzz"]}`,
+			`{"type":"vv","sessionId":{ID},"seq":{N},"a":"xxx","b":{"c":"yy"},"d":["zzzz"]}`,
+		}},
 		{"a body before what is stamped: the type's, or a member's before type", []string{
 			`{"k":"a","type":"u","d":"a"}`,
 			`{"k":"ab","type":"u","d":"a"}`,
@@ -550,9 +565,13 @@ func rawLines(in []byte) []byte {
 // repeats the line before (the reader finds them) is what it does with any line.
 func FuzzHeaderRestamp(f *testing.F) {
 	for _, in := range referenceStreams(f) {
-		ls := lines(deltas(f, in))
-		for i := 0; i+12 <= len(ls) && i < 120; i += 12 { // runs of deltas, small enough to mutate
-			f.Add(bytes.Join(ls[i:i+12], []byte("\n")))
+		for _, form := range [][]byte{deltas(f, in), in} {
+			ls := lines(form)
+			for i := 0; i+12 <= len(ls) && i < 120; i += 12 { // runs of updates, small enough to mutate
+				if seed := bytes.Join(ls[i:i+12], []byte("\n")); len(seed) <= 8<<10 {
+					f.Add(seed)
+				}
+			}
 		}
 	}
 	var nines strings.Builder
