@@ -278,12 +278,14 @@ func (h *Header) stamp(f *Frame) *Frame {
 // the rest is the new line's.
 func (h *Header) restamp(f *Frame, body int) []byte {
 	if h.opts.Seq {
-		h.num = incrementDecimal(h.num)
-		// One more than the number before: unless it ends in 0 (one in ten), only its last
-		// digit changed.
-		if last := len(h.num) - 1; h.num[last] != '0' {
-			h.buf[h.seqAt+last] = h.num[last]
+		// One more than the number before: unless its last digit is 9 (one in ten), only
+		// that digit changes.
+		last := len(h.num) - 1
+		if d := h.num[last]; d != '9' {
+			h.num[last] = d + 1
+			h.buf[h.seqAt+last] = d + 1
 		} else {
+			h.num = incrementDecimal(h.num)
 			if len(h.num) > h.seqLen { // it gained a digit: what follows it moves on by one
 				end := body + h.shift
 				h.buf = append(h.buf[:end], 0)
