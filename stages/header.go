@@ -33,7 +33,7 @@ type Header struct {
 	num     []byte // the number seq stamped last, in decimal ("0" before the first)
 	ins     []byte // members inserted by stamp, reused
 
-	// The line stamp spliced last and what the next may reuse of it (see restamp): the
+	// The line stamped last (by stamp, or restamped by Push) and what the next may reuse of it: the
 	// line it was made from, checked in its frame; the end of what stamp read and edited
 	// in that line; how much longer the stamped line is; where its seq number is and how
 	// long that was.
@@ -78,11 +78,23 @@ func (h *Header) Push(f *Frame, emit Emit) error {
 	// The line after the one stamped last, repeating it but for the bodies of string values
 	// after everything stamp read and edited in it (the next delta of a block comes so, and
 	// the next update of the full form), is valid, of the same type and stamped the same way
-	// but for its number. (h.last is zero before any line is stamped: the line after it names
-	// no line checked.)
+	// but for its number: it is restamped, from that stamped line, in h.buf, which up to the
+	// first changed body stays as it is, but for the digits of seq, and from there on is the
+	// new line's. (h.last is zero before any line is stamped: the line after it names no line
+	// checked.) Here, not in a function of its own: most lines of the delta form come so.
 	if h.last.frame != 0 && f.checkedLine() == (lineID{h.last.frame, h.last.n + 1}) && f.index.RepeatsStrings() {
 		if body := f.index.ChangedValueAt(0).ValStart + 1; body >= h.fixed {
-			return emit(f.Edited(h.restamp(f, body)))
+			if last := len(h.num) - 1; h.opts.Seq {
+				if d := h.num[last]; d != '9' { // only the last digit changes (nine lines in ten)
+					h.num[last] = d + 1
+					h.buf[h.seqAt+last] = d + 1
+				} else {
+					h.carry(body)
+				}
+			}
+			h.buf = append(h.buf[:body+h.shift], f.line[body:]...)
+			h.last.n++
+			return emit(f.Edited(h.buf))
 		}
 	}
 	typ := f.Type()
@@ -273,32 +285,19 @@ func (h *Header) stamp(f *Frame) *Frame {
 	return f.Edited(h.buf)
 }
 
-// restamp stamps f's line, the line stamped last but from body on (see Push), from
-// that stamped line, in h.buf: up to body it stays as it is, but for the digits of seq, and
-// the rest is the new line's.
-func (h *Header) restamp(f *Frame, body int) []byte {
-	if h.opts.Seq {
-		// One more than the number before: unless its last digit is 9 (one in ten), only
-		// that digit changes.
-		last := len(h.num) - 1
-		if d := h.num[last]; d != '9' {
-			h.num[last] = d + 1
-			h.buf[h.seqAt+last] = d + 1
-		} else {
-			h.num = incrementDecimal(h.num)
-			if len(h.num) > h.seqLen { // it gained a digit: what follows it moves on by one
-				end := body + h.shift
-				h.buf = append(h.buf[:end], 0)
-				copy(h.buf[h.seqAt+len(h.num):], h.buf[h.seqAt+h.seqLen:end])
-				h.shift++
-				h.seqLen++
-			}
-			copy(h.buf[h.seqAt:], h.num)
-		}
+// carry counts a restamped line whose number before ends in 9, in h.num and in the stamped
+// line (up to body, in the line before), which moves on by one after the number when it
+// gains a digit.
+func (h *Header) carry(body int) {
+	h.num = incrementDecimal(h.num)
+	if len(h.num) > h.seqLen {
+		end := body + h.shift
+		h.buf = append(h.buf[:end], 0)
+		copy(h.buf[h.seqAt+len(h.num):], h.buf[h.seqAt+h.seqLen:end])
+		h.shift++
+		h.seqLen++
 	}
-	h.buf = append(h.buf[:body+h.shift], f.line[body:]...)
-	h.last.n++
-	return h.buf
+	copy(h.buf[h.seqAt:], h.num)
 }
 
 // incrementDecimal adds one to the decimal number digits, in place unless it gains a digit.
