@@ -33,10 +33,10 @@ type Header struct {
 	num     []byte // the number seq stamped last, in decimal ("0" before the first)
 	ins     []byte // members inserted by stamp, reused
 
-	// The line stamped last (by stamp, or restamped by Push) and what the next may reuse of it: the
-	// line it was made from, checked in its frame; the end of what stamp read and edited
-	// in that line; how much longer the stamped line is; where its seq number is and how
-	// long that was.
+	// The line stamped last (by stamp, or restamped by Push) and what the next may reuse of
+	// it: the line it was made from, checked in its frame; the end of what stamp read and
+	// edited in that line; how much longer the stamped line is; where its seq number is and
+	// how long that is.
 	buf           []byte
 	last          lineID
 	fixed, shift  int
@@ -84,7 +84,8 @@ func (h *Header) Push(f *Frame, emit Emit) error {
 	// checked.) Here, not in a function of its own: most lines of the delta form come so.
 	if h.last.frame != 0 && f.checkedLine() == (lineID{h.last.frame, h.last.n + 1}) && f.index.RepeatsStrings() {
 		if body := f.index.ChangedValueAt(0).ValStart + 1; body >= h.fixed {
-			if last := len(h.num) - 1; h.opts.Seq {
+			if h.opts.Seq {
+				last := len(h.num) - 1
 				if d := h.num[last]; d != '9' { // only the last digit changes (nine lines in ten)
 					h.num[last] = d + 1
 					h.buf[h.seqAt+last] = d + 1
