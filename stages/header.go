@@ -33,10 +33,10 @@ type Header struct {
 	num     []byte // the number seq stamped last, in decimal ("0" before the first)
 	ins     []byte // members inserted by stamp, reused
 
-	// The line stamp spliced last and what the next may reuse of it (see restamp): the
-	// line it was made from, checked in its frame; the end of what stamp read and edited
-	// in that line; how much longer the stamped line is; where its seq number is and how
-	// long that was.
+	// The line stamped last (by stamp, or restamped by Push) and what the next may reuse of
+	// it: the line it was made from, checked in its frame; the end of what stamp read and
+	// edited in that line; how much longer the stamped line is; where its seq number is and
+	// how long that is.
 	buf           []byte
 	last          lineID
 	fixed, shift  int
@@ -75,25 +75,54 @@ func (h *Header) replaces(name string) bool {
 }
 
 func (h *Header) Push(f *Frame, emit Emit) error {
-	if !h.started {
-		h.started = true
-		if f.Type() == codec.TypeSession {
-			f = h.replace(f)
-			h.adopt(f)
-			return emit(f)
-		}
-		if err := h.writeHeader(emit); err != nil {
-			return err
+	// The line after the one stamped last, repeating it but for the bodies of string values
+	// after everything stamp read and edited in it (the next delta of a block comes so, and
+	// the next update of the full form), is valid, of the same type and stamped the same way
+	// but for its number: it is restamped, from that stamped line, in h.buf, which up to the
+	// first changed body stays as it is, but for the digits of seq, and from there on is the
+	// new line's. (h.last is zero before any line is stamped: the line after it names no line
+	// checked.) Here, not in a function of its own: most lines of the delta form come so.
+	if h.last.frame != 0 && f.checkedLine() == (lineID{h.last.frame, h.last.n + 1}) && f.index.RepeatsStrings() {
+		if body := f.index.ChangedValueAt(0).ValStart + 1; body >= h.fixed {
+			if h.opts.Seq {
+				last := len(h.num) - 1
+				if d := h.num[last]; d != '9' { // only the last digit changes (nine lines in ten)
+					h.num[last] = d + 1
+					h.buf[h.seqAt+last] = d + 1
+				} else {
+					h.carry(body)
+				}
+			}
+			h.buf = append(h.buf[:body+h.shift], f.line[body:]...)
+			h.last.n++
+			return emit(f.Edited(h.buf))
 		}
 	}
-	if f.Type() == codec.TypeSession {
+	typ := f.Type()
+	if !h.started || typ == codec.TypeSession {
+		return h.pushHeader(f, typ, emit)
+	}
+	if (h.opts.Stamp || h.opts.Seq) && (typ != "" || f.Check() == nil) {
+		return emit(h.stamp(f))
+	}
+	return emit(f)
+}
+
+// pushHeader is Push for the first frame and session headers.
+func (h *Header) pushHeader(f *Frame, typ string, emit Emit) error {
+	if typ == codec.TypeSession {
+		if !h.started {
+			h.started = true
+			f = h.replace(f)
+		}
 		h.adopt(f)
 		return emit(f)
 	}
-	if (!h.opts.Stamp && !h.opts.Seq) || f.Check() != nil {
-		return emit(f)
+	h.started = true
+	if err := h.writeHeader(emit); err != nil {
+		return err
 	}
-	return emit(h.stamp(f))
+	return h.Push(f, emit)
 }
 
 // Flush writes the header of an empty stream.
@@ -181,9 +210,6 @@ func (h *Header) stamp(f *Frame) *Frame {
 	if h.opts.Seq {
 		h.num = incrementDecimal(h.num)
 	}
-	if h.restamp(f) {
-		return f.Edited(h.buf)
-	}
 	line := f.Line()
 	var m [3]codec.Member
 	f.members(stampKeys, m[:])
@@ -260,28 +286,19 @@ func (h *Header) stamp(f *Frame) *Frame {
 	return f.Edited(h.buf)
 }
 
-// restamp stamps f's line from the line stamped last, in h.buf, when it is that line but for
-// the body of one string value that starts after everything stamp reads and edits (the
-// next delta of a block comes so): the stamped line up to there stays as it is, but for the
-// digits of seq, and the rest is the new line's.
-func (h *Header) restamp(f *Frame) bool {
-	if h.last.frame == 0 || h.opts.Seq && len(h.num) != h.seqLen {
-		return false
+// carry counts a restamped line whose number before ends in 9, in h.num and in the stamped
+// line (up to body, in the line before), which moves on by one after the number when it
+// gains a digit.
+func (h *Header) carry(body int) {
+	h.num = incrementDecimal(h.num)
+	if len(h.num) > h.seqLen {
+		end := body + h.shift
+		h.buf = append(h.buf[:end], 0)
+		copy(h.buf[h.seqAt+len(h.num):], h.buf[h.seqAt+h.seqLen:end])
+		h.shift++
+		h.seqLen++
 	}
-	id := f.checkedLine()
-	if id != (lineID{h.last.frame, h.last.n + 1}) || !f.index.Repeats() {
-		return false
-	}
-	body := f.index.ChangedValue().ValStart + 1
-	if body < h.fixed {
-		return false
-	}
-	if h.opts.Seq {
-		copy(h.buf[h.seqAt:], h.num)
-	}
-	h.buf = append(h.buf[:body+h.shift], f.line[body:]...)
-	h.last = id
-	return true
+	copy(h.buf[h.seqAt:], h.num)
 }
 
 // incrementDecimal adds one to the decimal number digits, in place unless it gains a digit.

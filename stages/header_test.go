@@ -341,3 +341,247 @@ func headerLineByLine(t testing.TB, in []byte, opts stages.HeaderOptions) []byte
 	}
 	return out.Bytes()
 }
+
+// Streams where the line stamped last is repeated but for one string's body, and something
+// decides against restamping it as that line was: each line comes out as it does when
+// stamped on its own, and as written here ({ID} the header's id, {N} the next number).
+func TestHeaderRestampsOnlyWhatRepeats(t *testing.T) {
+	const id = `"0190c2a4-0000-7000-8000-000000000001"`
+	cases := []struct {
+		name string
+		in   []string
+		want []string // "" for the line as it is
+	}{
+		{"a session header between repeats: its id from then on", []string{
+			`{"type":"u","d":"a"}`,
+			`{"type":"u","d":"ab"}`,
+			`{"type":"session","id":"s2","d":"ab"}`,
+			`{"type":"u","d":"abc"}`,
+			`{"type":"u","d":"abcd"}`,
+			`{"type":"session","id":"s3","d":"abcd"}`,
+			`{"type":"session","id":"s3","d":"abcde"}`, // repeats a header, not a stamped line
+			`{"type":"u","d":"abcde"}`,
+			`{"type":"u","d":"abcdef"}`,
+		}, []string{
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"a"}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"ab"}`,
+			"",
+			`{"type":"u","sessionId":"s2","seq":{N},"d":"abc"}`,
+			`{"type":"u","sessionId":"s2","seq":{N},"d":"abcd"}`,
+			"",
+			"",
+			`{"type":"u","sessionId":"s3","seq":{N},"d":"abcde"}`,
+			`{"type":"u","sessionId":"s3","seq":{N},"d":"abcdef"}`,
+		}},
+		{"a type that becomes session, or is one escaped", []string{
+			`{"type":"sessioN","id":"s4","d":"a"}`,
+			`{"type":"session","id":"s4","d":"a"}`,
+			`{"type":"sessio\u006e","id":"s5","d":"a"}`,
+			`{"type":"sessio\u006e","id":"s5","d":"ab"}`,
+			`{"type":"x","id":"s5","d":"ab"}`,
+			`{"type":"x","id":"s5","d":"abc"}`,
+		}, []string{
+			`{"type":"sessioN","sessionId":{ID},"seq":{N},"id":"s4","d":"a"}`,
+			"",
+			"",
+			"",
+			`{"type":"x","sessionId":"s5","seq":{N},"id":"s5","d":"ab"}`,
+			`{"type":"x","sessionId":"s5","seq":{N},"id":"s5","d":"abc"}`,
+		}},
+		{"invalid lines between repeats, some repeating the line before but for a bad body", []string{
+			`{"type":"u","d":"a"}`,
+			`{"type":"u","d":"a\q"}`,
+			`{"type":"u","d":"ab"}`,
+			`not json`,
+			`{"type":"u","d":"abc"}`,
+			"{\"type\":\"u\",\"d\":\"ab\x01\"}",
+			`{"type":"u","d":"abcd"}`,
+			`{"type":"u","d":"abcd`,
+			`{"type":"u","d":"abcde"}`,
+			"{\"type\":\"u\",\"d\":\"\xff\"}",
+			``,
+			`{"type":"u","d":"abcdef"}`,
+			`{"type":"u","d":"abcdefg"}`,
+		}, []string{
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"a"}`,
+			"",
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"ab"}`,
+			"",
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abc"}`,
+			"",
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abcd"}`,
+			"",
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abcde"}`,
+			"",
+			"",
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abcdef"}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abcdefg"}`,
+		}},
+		{"CRLF lines, and a CRLF line after an LF line", []string{
+			"{\"type\":\"u\",\"d\":\"a\"}\r",
+			"{\"type\":\"u\",\"d\":\"ab\"}\r",
+			"{\"type\":\"u\",\"d\":\"ab\"}",
+			"{\"type\":\"u\",\"d\":\"abc\"}\r",
+			"{\"type\":\"u\",\"d\":\"abc\\r\"}\r",
+			"{\"type\":\"u\",\"d\":\"abc\\r\"} \r",
+		}, []string{
+			"{\"type\":\"u\",\"sessionId\":{ID},\"seq\":{N},\"d\":\"a\"}\r",
+			"{\"type\":\"u\",\"sessionId\":{ID},\"seq\":{N},\"d\":\"ab\"}\r",
+			"{\"type\":\"u\",\"sessionId\":{ID},\"seq\":{N},\"d\":\"ab\"}",
+			"{\"type\":\"u\",\"sessionId\":{ID},\"seq\":{N},\"d\":\"abc\"}\r",
+			"{\"type\":\"u\",\"sessionId\":{ID},\"seq\":{N},\"d\":\"abc\\r\"}\r",
+			"{\"type\":\"u\",\"sessionId\":{ID},\"seq\":{N},\"d\":\"abc\\r\"} \r",
+		}},
+		{"the line's own seq and sessionId, then changed in the line before the body", []string{
+			`{"type":"u","sessionId":"old","seq":5,"d":"a"}`,
+			`{"type":"u","sessionId":"old","seq":5,"d":"ab"}`,
+			`{"type":"u","sessionId":"new","seq":5,"d":"ab"}`,
+			`{"type":"u","sessionId":"new","seq":5,"d":"abc"}`,
+			`{"type":"u","sessionId":` + id + `,"seq":5,"d":"abc"}`,
+			`{"type":"u","sessionId":` + id + `,"seq":5,"d":"abcd"}`,
+			`{"type":"u","sessionId":` + id + `,"seq":7,"d":"abcd"}`,
+			`{"type":"u","sessionId":` + id + `,"seq":7,"d":"abcde"}`,
+		}, []string{
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"a"}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"ab"}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"ab"}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abc"}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abc"}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abcd"}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abcd"}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"d":"abcde"}`,
+		}},
+		{"several bodies changed, all after what is stamped or not", []string{
+			`{"type":"u","a":"x","b":{"c":"y"},"d":["z"]}`,
+			`{"type":"u","a":"xx","b":{"c":"y"},"d":["zz"]}`,
+			`{"type":"u","a":"xx","b":{"c":"yy"},"d":["zzz"]}`,
+			`{"type":"v","a":"xx","b":{"c":"yy"},"d":["zzzz"]}`,
+			`{"type":"v","a":"xxx","b":{"c":"yy"},"d":["zzzz"]}`,
+			`{"type":"vv","a":"xxx","b":{"c":"yy"},"d":["zzzz"]}`,
+		}, []string{
+			`{"type":"u","sessionId":{ID},"seq":{N},"a":"x","b":{"c":"y"},"d":["z"]}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"a":"xx","b":{"c":"y"},"d":["zz"]}`,
+			`{"type":"u","sessionId":{ID},"seq":{N},"a":"xx","b":{"c":"yy"},"d":["zzz"]}`,
+			`{"type":"v","sessionId":{ID},"seq":{N},"a":"xx","b":{"c":"yy"},"d":["zzzz"]}`,
+			`{"type":"v","sessionId":{ID},"seq":{N},"a":"xxx","b":{"c":"yy"},"d":["zzzz"]}`,
+			`{"type":"vv","sessionId":{ID},"seq":{N},"a":"xxx","b":{"c":"yy"},"d":["zzzz"]}`,
+		}},
+		{"a body before what is stamped: the type's, or a member's before type", []string{
+			`{"k":"a","type":"u","d":"a"}`,
+			`{"k":"ab","type":"u","d":"a"}`,
+			`{"k":"ab","type":"v","d":"a"}`,
+			`{"k":"ab","type":"vw","d":"a"}`,
+			`{"k":"ab","type":"vw","d":"ab"}`,
+		}, []string{
+			`{"k":"a","type":"u","sessionId":{ID},"seq":{N},"d":"a"}`,
+			`{"k":"ab","type":"u","sessionId":{ID},"seq":{N},"d":"a"}`,
+			`{"k":"ab","type":"v","sessionId":{ID},"seq":{N},"d":"a"}`,
+			`{"k":"ab","type":"vw","sessionId":{ID},"seq":{N},"d":"a"}`,
+			`{"k":"ab","type":"vw","sessionId":{ID},"seq":{N},"d":"ab"}`,
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var in, want strings.Builder
+			in.WriteString(testHeaderLine + "\n")
+			want.WriteString(testHeaderLine + "\n")
+			n := 0
+			for i, l := range c.in {
+				in.WriteString(l + "\n")
+				w := c.want[i]
+				if w == "" {
+					w = l
+				} else {
+					n++
+					w = strings.NewReplacer("{ID}", id, "{N}", fmt.Sprint(n)).Replace(w)
+				}
+				want.WriteString(w + "\n")
+			}
+			opts := stages.HeaderOptions{Header: testHeader, Stamp: true, Seq: true}
+			if got := header(t, []byte(in.String()), opts); string(got) != want.String() {
+				t.Errorf("%s", firstDifference(string(got), want.String()))
+			}
+			sameStampedAlone(t, []byte(in.String()))
+		})
+	}
+}
+
+// Runs of repeats in which seq gains a digit (9 -> 10, 99 -> 100, 999 -> 1000), with the seq
+// inserted, or the line's own rewritten, before the body, or after it (where the line is
+// stamped anew): with and without sessionId.
+func TestHeaderRestampsAsSeqGainsDigits(t *testing.T) {
+	for _, layout := range []string{
+		`{"type":"u","d":"%s"}`,
+		`{"type":"u","seq":12,"d":"%s"}`,
+		`{"type":"u","seq":123456,"d":"%s"}`,
+		`{"type":"u","d":"%s","seq":0}`,
+		` { "seq" : 1 , "d" : "%s" } `,
+	} {
+		var in strings.Builder
+		for i := range 1010 {
+			fmt.Fprintf(&in, layout+"\n", strings.Repeat("x", i%7))
+		}
+		for _, opts := range []stages.HeaderOptions{{Stamp: true, Seq: true}, {Seq: true}} {
+			opts.Header = testHeader
+			got := lines(header(t, []byte(in.String()), opts))
+			for i, l := range got[1:] {
+				if codec.CheckObject(l) != nil || string(codec.Find(l, "seq").Raw(l)) != fmt.Sprint(i+1) ||
+					string(codec.Find(l, "d").Raw(l)) != `"`+strings.Repeat("x", i%7)+`"` ||
+					codec.Find(l, "sessionId").Exists() != opts.Stamp {
+					t.Fatalf("%s, %+v: line %d is %s", layout, opts, i+2, l)
+				}
+			}
+		}
+		sameStampedAlone(t, []byte(in.String()))
+	}
+}
+
+// sameStampedAlone requires the header stage to stamp in as a stream (where the reader finds
+// lines that repeat the line before, which the stage restamps) as it stamps each line of in
+// in a frame of its own (where no line repeats another), with every set of options.
+func sameStampedAlone(t *testing.T, in []byte) {
+	t.Helper()
+	for _, opts := range []stages.HeaderOptions{{Stamp: true, Seq: true}, {Stamp: true}, {Seq: true}, {}} {
+		opts.Header = testHeader
+		got := header(t, in, opts)
+		alone := headerLineByLine(t, rawLines(in), opts)
+		if !bytes.Equal(got, alone) {
+			t.Fatalf("%+v: as a stream and line by line differ at %s", opts, firstDifference(string(got), string(alone)))
+		}
+	}
+}
+
+// rawLines is in with a last line without LF given one, so that lines splits it into the
+// lines a reader reads: an LF alone is an empty line, and a CR stays in its line.
+func rawLines(in []byte) []byte {
+	if len(in) > 0 && in[len(in)-1] != '\n' {
+		return append(in[:len(in):len(in)], '\n')
+	}
+	return in
+}
+
+// FuzzHeaderRestamp: on any input, with any options, the header stage stamps a stream as it
+// stamps its lines one by one, each in a frame of its own: what it does with a line that
+// repeats the line before (the reader finds them) is what it does with any line.
+func FuzzHeaderRestamp(f *testing.F) {
+	for _, in := range referenceStreams(f) {
+		for _, form := range [][]byte{deltas(f, in), in} {
+			ls := lines(form)
+			for i := 0; i+12 <= len(ls) && i < 120; i += 12 { // runs of updates, small enough to mutate
+				if seed := bytes.Join(ls[i:i+12], []byte("\n")); len(seed) <= 8<<10 {
+					f.Add(seed)
+				}
+			}
+		}
+	}
+	var nines strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&nines, `{"type":"u","seq":%d,"d":"%d"}`+"\n", i*7, i)
+	}
+	f.Add([]byte(nines.String()))
+	f.Add([]byte("{\"type\":\"u\",\"d\":\"a\"}\r\n{\"type\":\"u\",\"d\":\"ab\"}\r\n{\"type\":\"u\",\"d\":\"a\\q\"}\n{\"type\":\"u\",\"d\":\"abc\"}\n" +
+		"{\"type\":\"session\",\"id\":\"s\",\"d\":\"abc\"}\n{\"type\":\"u\",\"d\":\"abcd\"}\n{\"type\":\"u\",\"d\":\"abcde\"}"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		sameStampedAlone(t, in)
+	})
+}
