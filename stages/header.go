@@ -41,6 +41,8 @@ type Header struct {
 	last          lineID
 	fixed, shift  int
 	seqAt, seqLen int
+	restamped     bool  // the line pushed last was restamped so
+	out           Frame // the frame of a line restamped in a run of deltas
 }
 
 // NewHeader returns the header stage.
@@ -84,20 +86,11 @@ func (h *Header) Push(f *Frame, emit Emit) error {
 	// checked.) Here, not in a function of its own: most lines of the delta form come so.
 	if h.last.frame != 0 && f.checkedLine() == (lineID{h.last.frame, h.last.n + 1}) && f.index.RepeatsStrings() {
 		if body := f.index.ChangedValueAt(0).ValStart + 1; body >= h.fixed {
-			if h.opts.Seq {
-				last := len(h.num) - 1
-				if d := h.num[last]; d != '9' { // only the last digit changes (nine lines in ten)
-					h.num[last] = d + 1
-					h.buf[h.seqAt+last] = d + 1
-				} else {
-					h.carry(body)
-				}
-			}
-			h.buf = append(h.buf[:body+h.shift], f.line[body:]...)
-			h.last.n++
-			return emit(f.Edited(h.buf))
+			h.restamped = true
+			return emit(f.Edited(h.restamp(f.line, body)))
 		}
 	}
+	h.restamped = false
 	typ := f.Type()
 	if !h.started || typ == codec.TypeSession {
 		return h.pushHeader(f, typ, emit)
@@ -284,6 +277,43 @@ func (h *Header) stamp(f *Frame) *Frame {
 	h.seqLen = len(h.num)
 	h.last = f.checkedLine()
 	return f.Edited(h.buf)
+}
+
+// restamp stamps line, the line after the one stamped last, repeating it but for the bodies
+// of string values from body on (after everything stamp read and edited), from that stamped
+// line, in h.buf: up to body it stays as it is, but for the digits of seq, and from there on
+// it is line's.
+func (h *Header) restamp(line []byte, body int) []byte {
+	if h.opts.Seq {
+		last := len(h.num) - 1
+		if d := h.num[last]; d != '9' { // only the last digit changes (nine lines in ten)
+			h.num[last] = d + 1
+			h.buf[h.seqAt+last] = d + 1
+		} else {
+			h.carry(body)
+		}
+	}
+	h.buf = append(h.buf[:body+h.shift], line[body:]...)
+	h.last.n++
+	return h.buf
+}
+
+// NextDeltas: after a line restamped from the one before, the next deltas of its block are
+// restamped alike, each from the one before (the delta, whose body changed, lies after
+// everything stamped).
+func (h *Header) NextDeltas() NextDeltas {
+	if h.restamped {
+		return EditDeltas
+	}
+	return PushDeltas
+}
+
+func (h *Header) SkippedDeltas(run DeltaRun) error {
+	lineNo := run.Last.LineNo - run.Lines
+	return run.EachLine(func(line []byte) error {
+		lineNo++
+		return run.Emit(h.out.reuse(nil, lineNo).Edited(h.restamp(line, run.bodyAt)))
+	})
 }
 
 // carry counts a restamped line whose number before ends in 9, in h.num and in the stamped

@@ -147,7 +147,13 @@ func checkStreamRepeats(t *testing.T, stream []byte) {
 	if read != fresh {
 		t.Fatalf("deltas: through the reader\n%s\nas fresh frames\n%s", read, fresh)
 	}
-	// Chains skip the next deltas as their stages say: the first that does not pass them decides.
+	for _, opts := range []stages.HeaderOptions{{Stamp: true, Seq: true}, {Seq: true}, {Stamp: true}} {
+		if read, fresh = runBoth(t, stream, func() stages.Stage { return stages.NewHeader(opts) }); read != fresh {
+			t.Fatalf("header %+v: through the reader\n%s\nas fresh frames\n%s", opts, read, fresh)
+		}
+	}
+	// Chains skip the next deltas as their stages say: the first that does not pass them
+	// decides, and only the last may edit them.
 	for name, mk := range map[string]func() stages.Stage{
 		"deltas | select": func() stages.Stage {
 			return stages.Chain(stages.NewDeltas(), stages.NewSelect(stages.SelectOptions{Types: []string{"message_update"}}))
@@ -155,6 +161,12 @@ func checkStreamRepeats(t *testing.T, stream []byte) {
 		"select --not | deltas | validate": func() stages.Stage {
 			return stages.Chain(stages.NewSelect(stages.SelectOptions{Types: []string{"message_update"}, Not: true}),
 				stages.NewDeltas(), stages.NewValidator(stages.ValidateOptions{}))
+		},
+		"deltas | header --seq": func() stages.Stage {
+			return stages.Chain(stages.NewDeltas(), stages.NewHeader(stages.HeaderOptions{Seq: true}))
+		},
+		"header --seq | deltas": func() stages.Stage {
+			return stages.Chain(stages.NewHeader(stages.HeaderOptions{Seq: true}), stages.NewDeltas())
 		},
 	} {
 		if read, fresh = runBoth(t, stream, mk); read != fresh {
@@ -320,6 +332,7 @@ func TestNextDeltasAreNotPushed(t *testing.T) {
 		{"select", stages.NewSelect(stages.SelectOptions{Types: []string{"message_update"}}), 1 + 1002}, // the header is kept
 		{"select --not", stages.NewSelect(stages.SelectOptions{Types: []string{"message_update"}, Not: true}), lines - 1002},
 		{"validate", stages.NewValidator(stages.ValidateOptions{}), lines},
+		{"header --stamp --seq", stages.NewHeader(stages.HeaderOptions{Stamp: true, Seq: true}), lines},
 	} {
 		counted := &pushCounter{DeltaSkipper: c.stage}
 		var out bytes.Buffer

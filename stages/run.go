@@ -96,7 +96,7 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 						}
 					}
 					run := DeltaRun{Lines: count, Last: &frame, lines: lines, bodyAt: frame.index.LastStringAt() + 1,
-						after: len(last) - frame.index.ChangedValue().ValEnd + 1}
+						after: len(last) - frame.index.ChangedValue().ValEnd + 1, emit: emit}
 					if err := skipper.SkippedDeltas(run); err != nil {
 						return stats, err
 					}

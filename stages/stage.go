@@ -256,12 +256,12 @@ func (f *Frame) changedDelta(prev lineID) bool {
 	return true
 }
 
-// nextDeltasFollow reports whether the lines after the frame's line that repeat it but for
-// the body of its last string value (Index.RepeatLastRun) are the next deltas of its block
-// (repeatsDeltaOf): the frame's line, as checked, repeats the line before it in its delta,
-// and that delta is its last string value.
+// nextDeltasFollow reports whether the lines after the line checked last in the frame that
+// repeat it but for the body of its last string value (Index.RepeatLastRun) are the next
+// deltas of its block (repeatsDeltaOf): that line, as read (the frame may hold an edit of it
+// now), repeats the line before it in its delta, and that delta is its last string value.
 func (f *Frame) nextDeltasFollow() bool {
-	id := f.checkedLine()
+	id := lineID{f.id, f.index.Count()}
 	if id.frame == 0 || id != f.deltaLine && !(f.index.Repeats() && f.changedDelta(lineID{id.frame, id.n - 1})) {
 		return false
 	}
@@ -352,14 +352,17 @@ const (
 	PushDeltas NextDeltas = iota // not known: each is pushed
 	PassDeltas                   // each is passed on as it came
 	DropDeltas                   // each is dropped
+	EditDeltas                   // each is edited: SkippedDeltas emits what it makes of it (DeltaRun.Emit)
 )
 
 // A DeltaSkipper is a stage that can tell, right after a Push of a line read from input, what
 // it would do with each of the lines after it that repeat it but for the text of their delta
 // (Frame.repeatsDeltaOf: the next deltas of a block, most lines of the delta form): pass it on
-// as it came (as it passed that line) or drop it (as it dropped that line), changing nothing
-// in itself but what SkippedDeltas changes. Run then passes such lines on (or drops them)
-// without pushing each, and tells the stage. The lines skipped so are unambiguous when the
+// as it came (as it passed that line), drop it (as it dropped that line), or edit it, changing
+// nothing in itself but what SkippedDeltas changes. Run then passes such lines on (or drops
+// them) without pushing each, and tells the stage, which emits the lines it edits. (Only the
+// last stage of a chain may edit them: the stages after it would see lines that differ
+// from the line before in more than their delta.) The lines skipped so are unambiguous when the
 // line pushed was (Frame.unambiguous: Index.RepeatLastRun stops before a new \u escape).
 type DeltaSkipper interface {
 	Stage
@@ -383,19 +386,29 @@ type DeltaRun struct {
 	lines  []byte // the lines, with their LFs
 	bodyAt int    // where each line's delta body starts
 	after  int    // the bytes of each line after its delta body
+	emit   Emit   // where the stage's output goes
 }
 
-// EachDelta calls fn with the delta of each line of the run, in order: the body of the
-// string as written (escaped, without its quotes), valid until fn returns.
-func (r DeltaRun) EachDelta(fn func(body []byte) error) error {
+// EachLine calls fn with each line of the run, in order, without its LF (a CR before it
+// kept), valid until fn returns.
+func (r DeltaRun) EachLine(fn func(line []byte) error) error {
 	for rest := r.lines; len(rest) > 0; {
 		end := bytes.IndexByte(rest, '\n')
-		if err := fn(rest[r.bodyAt : end-r.after]); err != nil {
+		if err := fn(rest[:end]); err != nil {
 			return err
 		}
 		rest = rest[end+1:]
 	}
 	return nil
+}
+
+// Emit hands a frame the stage made of a line of the run (EditDeltas) to what follows it.
+func (r DeltaRun) Emit(f *Frame) error { return r.emit(f) }
+
+// EachDelta calls fn with the delta of each line of the run, in order: the body of the
+// string as written (escaped, without its quotes), valid until fn returns.
+func (r DeltaRun) EachDelta(fn func(body []byte) error) error {
+	return r.EachLine(func(line []byte) error { return fn(line[r.bodyAt : len(line)-r.after]) })
 }
 
 // Sink is where a chain ends when what it makes is not the stream but something else: plain
@@ -460,9 +473,9 @@ func (c *chain) NextDeltas() NextDeltas {
 		if !ok {
 			return PushDeltas
 		}
-		switch next := sk.NextDeltas(); next {
-		case PassDeltas:
-		case DropDeltas:
+		switch next := sk.NextDeltas(); {
+		case next == PassDeltas:
+		case next == DropDeltas || next == EditDeltas && i == len(c.stages)-1:
 			c.skipping = i + 1
 			return next
 		default:
@@ -474,7 +487,8 @@ func (c *chain) NextDeltas() NextDeltas {
 }
 
 func (c *chain) SkippedDeltas(run DeltaRun) error {
-	for _, st := range c.stages[:c.skipping] {
+	for i, st := range c.stages[:c.skipping] {
+		run.emit = c.links[i]
 		if err := st.(DeltaSkipper).SkippedDeltas(run); err != nil {
 			return err
 		}
