@@ -36,7 +36,7 @@ type IO struct {
 
 // CLI is the whole command line.
 type CLI struct {
-	VersionFlag kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	VersionFlag versionFlag `name:"version" help:"Print the version and exit."`
 
 	Run    RunCmd    `cmd:"" default:"withargs" help:"Run the agent on prompts (the default command)."`
 	Filter FilterCmd `cmd:"" help:"Stream filters: read JSON lines (files or stdin); reshape, cut, summarise or check them."`
@@ -100,7 +100,7 @@ func newParser(grammar any, streams IO) (*kong.Kong, error) {
 		kong.Description("A coding agent whose output is a JSON-lines event stream, and filters to reshape that stream."),
 		kong.Writers(streams.Out, streams.Err),
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
-		kong.Vars{"version": versionString(), "tools": strings.Join(tools.Names(), ",")},
+		kong.Vars{"tools": strings.Join(tools.Names(), ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(printHelp),
 		kong.ExplicitGroups(runFlagGroups),
