@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"reflect"
 	"strings"
 	"syscall"
 
@@ -93,9 +92,9 @@ type exitRequest struct{ code int }
 // NewParser builds the kong parser; exported for tests of the grammar.
 func NewParser(cli *CLI, streams IO) (*kong.Kong, error) { return newParser(cli, streams) }
 
-// newParser builds the kong parser of grammar, the whole CLI or a part of it.
-func newParser(grammar any, streams IO) (*kong.Kong, error) {
-	return kong.New(grammar,
+// newParser builds the kong parser of cli; options may leave commands out (parserFor).
+func newParser(cli *CLI, streams IO, options ...kong.Option) (*kong.Kong, error) {
+	return kong.New(cli, append([]kong.Option{
 		kong.Name("base-context"),
 		kong.Description("A coding agent whose output is a JSON-lines event stream, and filters to reshape that stream."),
 		kong.Writers(streams.Out, streams.Err),
@@ -105,55 +104,7 @@ func newParser(grammar any, streams IO) (*kong.Kong, error) {
 		kong.Help(printHelp),
 		kong.ExplicitGroups(runFlagGroups),
 		kong.Bind(&streams),
-	)
-}
-
-// wholeGrammarCommands need the whole command line even when named first: help and
-// __complete describe every command, and run is also the default command, whose help is the
-// top-level help.
-var wholeGrammarCommands = map[string]bool{"run": true, "help": true, "__complete": true}
-
-// parserFor builds the parser of args. When they start with the name of a command that needs
-// no other (not one of wholeGrammarCommands), the grammar is the CLI with that command alone:
-// what kong can parse and print of that command is the same, and building every command's
-// flags was most of the start-up of a short command (a filter in a pipe).
-func parserFor(args []string, streams IO) (*kong.Kong, error) {
-	if len(args) > 0 && !wholeGrammarCommands[args[0]] {
-		if grammar := cliWithCommand(args[0]); grammar != nil {
-			return newParser(grammar, streams)
-		}
-	}
-	return NewParser(&CLI{}, streams)
-}
-
-// cliWithCommand is a new value of a struct like CLI with its flags and only the command
-// named name, nil if CLI has no such command.
-func cliWithCommand(name string) any {
-	whole := reflect.TypeFor[CLI]()
-	var fields []reflect.StructField
-	found := false
-	for i := range whole.NumField() {
-		f := whole.Field(i)
-		if _, isCommand := f.Tag.Lookup("cmd"); isCommand {
-			if commandName(f) != name {
-				continue
-			}
-			found = true
-		}
-		fields = append(fields, f)
-	}
-	if !found {
-		return nil
-	}
-	return reflect.New(reflect.StructOf(fields)).Interface()
-}
-
-// commandName is the name kong gives the command of the field f.
-func commandName(f reflect.StructField) string {
-	if name := f.Tag.Get("name"); name != "" {
-		return name
-	}
-	return strings.ToLower(f.Name)
+	}, options...)...)
 }
 
 // Run parses args, runs the command and returns the exit status.

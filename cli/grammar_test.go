@@ -9,54 +9,82 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// A command named first is parsed with a grammar of that command alone (parserFor). For every
-// command and subcommand, and for arguments that succeed, ask for help or fail in each way
-// kong reports (unknown flag, flag without its value or with a bad one, extra or unknown
-// arguments, typos), the outcome is the whole grammar's: the same output, error, exit status,
-// command, usage and values parsed.
-func TestOneCommandGrammarParsesAsTheWhole(t *testing.T) {
+// While arguments name commands (`filter deltas …`), parserFor leaves out the commands
+// beside them. For every command and subcommand, and for arguments that succeed, ask for help
+// or fail in each way kong reports (unknown flag, flag without its value or with a bad one,
+// extra or unknown arguments, typos), the outcome is the whole grammar's: the same output,
+// error, exit status, command, usage and values parsed.
+func TestCommandsLeftOutChangeNoParse(t *testing.T) {
 	whole := wholeParser(t, &bytes.Buffer{}, &bytes.Buffer{})
-	trimmed := 0
 	for _, top := range whole.Model.Children {
-		if wholeGrammarCommands[top.Name] {
-			continue
-		}
-		trimmed++
-		var out, errw bytes.Buffer
-		one, err := parserFor([]string{top.Name}, IO{Out: &out, Err: &errw})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(one.Model.Children) != 1 || one.Model.Children[0].Name != top.Name {
-			t.Fatalf("parserFor(%q) builds %d commands, want %q alone", top.Name, len(one.Model.Children), top.Name)
-		}
 		for _, args := range argumentsToTry(top) {
 			var wholeOut, wholeErr bytes.Buffer
 			want := parseOutcome(wholeParser(t, &wholeOut, &wholeErr), &wholeOut, &wholeErr, args)
-			out.Reset()
-			errw.Reset()
+			var out, errw bytes.Buffer
 			one, err := parserFor(args, IO{Out: &out, Err: &errw})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := parseOutcome(one, &out, &errw, args); got != want {
-				t.Errorf("%q:\none command's grammar: %s\nwhole grammar:         %s", args, got, want)
+				t.Errorf("%q:\nwith commands left out: %s\nwhole grammar:          %s", args, got, want)
 			}
 		}
 	}
-	if trimmed < 10 {
-		t.Errorf("only %d commands parsed with their own grammar", trimmed)
-	}
-	// The other commands, and arguments that do not start with a command, get the whole.
-	for _, args := range [][]string{{"run", "hi"}, {"help", "filter"}, {"__complete", "fil"}, {"hello"}, {"--mode", "json", "filter"}, {"filtr"}, {}} {
-		p, err := parserFor(args, IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+}
+
+// The commands left out are those beside each command named, down to the last one named;
+// help and __complete, and arguments that start with no command, get the whole grammar.
+func TestCommandsLeftOut(t *testing.T) {
+	whole := wholeParser(t, &bytes.Buffer{}, &bytes.Buffer{})
+	for _, c := range []struct {
+		args  []string
+		named []string // the commands named, by path: the last one keeps all its subcommands
+	}{
+		{[]string{"filter", "deltas", "a.jsonl"}, []string{"filter", "filter deltas"}},
+		{[]string{"filter", "--help"}, []string{"filter"}},
+		{[]string{"filter", "delts"}, []string{"filter"}},
+		{[]string{"sessions", "list", "--all"}, []string{"sessions", "sessions list"}},
+		{[]string{"run", "hi"}, []string{"run"}},
+		{[]string{"version"}, []string{"version"}},
+		{[]string{"help", "filter"}, nil},
+		{[]string{"__complete", "fil"}, nil},
+		{[]string{"hello"}, nil},
+		{[]string{"--mode", "json", "filter"}, nil},
+		{[]string{"filtr"}, nil},
+		{nil, nil},
+	} {
+		p, err := parserFor(c.args, IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.Model.Children) != len(whole.Model.Children) {
-			t.Errorf("%q: %d commands, want the whole grammar's %d", args, len(p.Model.Children), len(whole.Model.Children))
+		want := commandPaths(whole.Model.Node)[1:]
+		if n := len(c.named); n > 0 {
+			want = append(c.named[:n-1:n-1], commandPaths(nodeAt(whole.Model.Node, c.named[n-1]))...)
+		}
+		if got := commandPaths(p.Model.Node)[1:]; strings.Join(got, ", ") != strings.Join(want, ", ") {
+			t.Errorf("%q: commands %q, want %q", c.args, got, want)
 		}
 	}
+}
+
+// commandPaths are the paths of n and of every command under it, depth first.
+func commandPaths(n *kong.Node) []string {
+	paths := []string{n.Path()}
+	for _, c := range n.Children {
+		paths = append(paths, commandPaths(c)...)
+	}
+	return paths
+}
+
+func nodeAt(n *kong.Node, path string) *kong.Node {
+	for _, word := range strings.Fields(path) {
+		for _, c := range n.Children {
+			if c.Name == word {
+				n = c
+			}
+		}
+	}
+	return n
 }
 
 func wholeParser(t *testing.T, out, errw *bytes.Buffer) *kong.Kong {
