@@ -17,7 +17,7 @@ import (
 // and come back page by page as they are used. (Unmapping all of the file instead made every
 // start ~15 ms slower, with the pages faulted back.) The filters have no use for huge pages.
 func init() {
-	if unix.Prctl(unix.PR_SET_THP_DISABLE, 1, 0, 0, 0) != nil || !filePMDMapped() {
+	if unix.Prctl(unix.PR_SET_THP_DISABLE, 1, 0, 0, 0) != nil || !filePMDMapped(os.ReadFile) {
 		return
 	}
 	exe, err := os.Readlink("/proc/self/exe")
@@ -37,10 +37,16 @@ func init() {
 // setting), the system's default again: the agent's children are not ours to constrain.
 func allowHugePages() { _ = unix.Prctl(unix.PR_SET_THP_DISABLE, 0, 0, 0, 0) }
 
-// filePMDMapped reports whether some file is mapped in 2 MB pages in this process: the
-// kernel's sum over all mappings, cheaper to read than each mapping's.
-func filePMDMapped() bool {
-	b, err := os.ReadFile("/proc/self/smaps_rollup")
+// filePMDMapped reports whether some file is mapped in 2 MB pages in this process, reading
+// the files of /proc with readFile. Most often no process has any: /proc/meminfo, a sum the
+// kernel keeps, says so at a fraction of the cost of this process's sum in
+// /proc/self/smaps_rollup (which walks the process's page tables: 0.4 ms of a filter's
+// start), itself cheaper to read than each mapping's.
+func filePMDMapped(readFile func(name string) ([]byte, error)) bool {
+	if b, err := readFile("/proc/meminfo"); err == nil && bytes.Contains(b, []byte("\nFilePmdMapped:")) && smapsValue(b, "FilePmdMapped:") == 0 {
+		return false
+	}
+	b, err := readFile("/proc/self/smaps_rollup")
 	return err == nil && smapsValue(b, "FilePmdMapped:") > 0
 }
 

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"os"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -51,5 +53,38 @@ func TestPMDMappings(t *testing.T) {
 	}
 	if n := smapsValue([]byte(smapsSample), "Missing:"); n != 0 {
 		t.Errorf("smapsValue of a missing key = %d", n)
+	}
+}
+
+// This process's mappings are read only when some process has a file mapped in 2 MB pages.
+func TestFilePMDMapped(t *testing.T) {
+	const meminfoNone = "MemTotal:        8000000 kB\nShmemPmdMapped:     2048 kB\nFilePmdMapped:         0 kB\nCmaTotal:              0 kB\n"
+	const meminfoSome = "MemTotal:        8000000 kB\nShmemPmdMapped:        0 kB\nFilePmdMapped:      4096 kB\n"
+	const rollupNone = "Rss:                1784 kB\nFilePmdMapped:         0 kB\n"
+	const rollupSome = "Rss:               27784 kB\nFilePmdMapped:      2048 kB\n"
+	for _, c := range []struct {
+		meminfo, rollup  string // "": the file cannot be read
+		want, rollupRead bool
+	}{
+		{meminfoNone, rollupSome, false, false},
+		{meminfoSome, rollupSome, true, true},
+		{meminfoSome, rollupNone, false, true},
+		{meminfoSome, "", false, true},
+		{"", rollupSome, true, true},                              // no /proc/meminfo: the process's own sum decides
+		{"MemTotal:        8000000 kB\n", rollupSome, true, true}, // no FilePmdMapped line in it: likewise
+	} {
+		var read []string
+		got := filePMDMapped(func(name string) ([]byte, error) {
+			read = append(read, name)
+			content := map[string]string{"/proc/meminfo": c.meminfo, "/proc/self/smaps_rollup": c.rollup}[name]
+			if content == "" {
+				return nil, os.ErrNotExist
+			}
+			return []byte(content), nil
+		})
+		rollupRead := slices.Contains(read, "/proc/self/smaps_rollup")
+		if got != c.want || rollupRead != c.rollupRead {
+			t.Errorf("meminfo %q, smaps_rollup %q: %v, smaps_rollup read %v; want %v, %v", c.meminfo, c.rollup, got, rollupRead, c.want, c.rollupRead)
+		}
 	}
 }
