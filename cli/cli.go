@@ -90,11 +90,14 @@ func isTerminal(f *os.File) bool {
 type exitRequest struct{ code int }
 
 // NewParser builds the kong parser; exported for tests of the grammar.
-func NewParser(cli *CLI, streams IO) (*kong.Kong, error) { return newParser(cli, streams) }
+func NewParser(cli *CLI, streams IO) (*kong.Kong, error) {
+	return kong.New(cli, parserOptions(streams)...)
+}
 
-// newParser builds the kong parser of cli; options may leave commands out (parserFor).
-func newParser(cli *CLI, streams IO, options ...kong.Option) (*kong.Kong, error) {
-	return kong.New(cli, append([]kong.Option{
+// parserOptions are the options of every parser, of the whole CLI or of part of it
+// (parserFor).
+func parserOptions(streams IO) []kong.Option {
+	return []kong.Option{
 		kong.Name("base-context"),
 		kong.Description("A coding agent whose output is a JSON-lines event stream, and filters to reshape that stream."),
 		kong.Writers(streams.Out, streams.Err),
@@ -104,7 +107,7 @@ func newParser(cli *CLI, streams IO, options ...kong.Option) (*kong.Kong, error)
 		kong.Help(printHelp),
 		kong.ExplicitGroups(runFlagGroups),
 		kong.Bind(&streams),
-	}, options...)...)
+	}
 }
 
 // Run parses args, runs the command and returns the exit status.

@@ -9,32 +9,59 @@ import (
 )
 
 // parserFor builds the parser of args without the commands they cannot reach: while args
-// start with command names (`filter deltas …`), the other commands beside each one are left
-// out. What kong parses and prints of the command named is the same, and building every
-// command's flags (run's 114 among them) was most of the start-up of a short command such as
-// a filter in a pipe. help and __complete describe every command, and without a command
-// name run is chosen by default and its help is the top-level one: those get the whole CLI.
+// start with command names (`filter deltas …`), the commands beside each one are left out.
+// What kong parses and prints of the command named is the same, and building every command's
+// flags (run's 114 among them) was most of the start-up of a short command such as a filter
+// in a pipe. help and __complete describe every command, and without a command name run is
+// chosen by default and its help is the top-level one: those get the whole CLI.
 func parserFor(args []string, streams IO) (*kong.Kong, error) {
-	var options []kong.Option
-	if left := unreachedCommands(args); left != "" {
+	if len(args) == 0 || args[0] == "help" || args[0] == "__complete" {
+		return NewParser(&CLI{}, streams)
+	}
+	grammar, command := cliWithCommand(args[0])
+	if grammar == nil {
+		return NewParser(&CLI{}, streams)
+	}
+	options := parserOptions(streams)
+	if left := subcommandsBeside(command, args[1:]); left != "" {
 		options = append(options, kong.IgnoreFields(left))
 	}
-	return newParser(&CLI{}, streams, options...)
+	return kong.New(grammar, options...)
 }
 
-// unreachedCommands is a pattern of kong.IgnoreFields for the commands beside those that
-// args name first, "" when there are none to leave out.
-func unreachedCommands(args []string) string {
-	var left []string
-	t := reflect.TypeFor[CLI]()
-	for i, word := range args {
-		if i == 0 && (word == "help" || word == "__complete") {
-			break
+// cliWithCommand is a new value of a struct made of CLI's fields less its commands but the
+// one named name, and the type of that command; nil if CLI has no such command. (kong.New
+// parses the tag of every field, even of a command kong.IgnoreFields leaves out; the copy
+// has none of CLI's methods, and TestCLIHasNoMethods makes sure there are none to lose.)
+func cliWithCommand(name string) (grammar any, command reflect.Type) {
+	whole := reflect.TypeFor[CLI]()
+	var fields []reflect.StructField
+	for i := range whole.NumField() {
+		f := whole.Field(i)
+		if _, isCommand := f.Tag.Lookup("cmd"); isCommand {
+			if commandName(f) != name {
+				continue
+			}
+			command = f.Type
 		}
+		fields = append(fields, f)
+	}
+	if command == nil {
+		return nil, nil
+	}
+	return reflect.New(reflect.StructOf(fields)).Interface(), command
+}
+
+// subcommandsBeside is a pattern of kong.IgnoreFields for the subcommands of command beside
+// those that args name first, "" when there are none to leave out. (These command types
+// keep their methods, Run and Help among them.)
+func subcommandsBeside(command reflect.Type, args []string) string {
+	var left []string
+	for _, word := range args {
 		var named reflect.Type
 		var others []string
-		for j := range t.NumField() {
-			f := t.Field(j)
+		for i := range command.NumField() {
+			f := command.Field(i)
 			if _, isCommand := f.Tag.Lookup("cmd"); !isCommand {
 				continue
 			}
@@ -44,13 +71,13 @@ func unreachedCommands(args []string) string {
 				others = append(others, f.Name)
 			}
 		}
-		if named == nil || named.Kind() != reflect.Struct {
+		if named == nil {
 			break
 		}
 		if len(others) > 0 {
-			left = append(left, regexp.QuoteMeta(t.Name())+`\.(?:`+strings.Join(others, "|")+`)`)
+			left = append(left, regexp.QuoteMeta(command.Name())+`\.(?:`+strings.Join(others, "|")+`)`)
 		}
-		t = named
+		command = named
 	}
 	if len(left) == 0 {
 		return ""

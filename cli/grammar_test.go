@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -64,6 +65,15 @@ func TestCommandsLeftOut(t *testing.T) {
 		if got := commandPaths(p.Model.Node)[1:]; strings.Join(got, ", ") != strings.Join(want, ", ") {
 			t.Errorf("%q: commands %q, want %q", c.args, got, want)
 		}
+	}
+}
+
+// parserFor parses a command named first with a copy of CLI's fields (cliWithCommand),
+// which has none of CLI's methods: kong would call a Run, Help, Validate or hook method of
+// CLI, and the copy would silently lose it.
+func TestCLIHasNoMethods(t *testing.T) {
+	if n := reflect.PointerTo(reflect.TypeFor[CLI]()).NumMethod(); n != 0 {
+		t.Errorf("*CLI has %d methods; parserFor's copy of CLI (cliWithCommand) would lose them", n)
 	}
 }
 
