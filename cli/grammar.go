@@ -3,30 +3,76 @@ package cli
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
 )
 
-// parserFor builds the parser of args without the commands they cannot reach: while args
-// start with command names (`filter deltas …`), the commands beside each one are left out.
-// What kong parses and prints of the command named is the same, and building every command's
-// flags (run's 114 among them) was most of the start-up of a short command such as a filter
-// in a pipe. help and __complete describe every command, and without a command name run is
-// chosen by default and its help is the top-level one: those get the whole CLI.
+// parserFor builds the parser of args without the commands they cannot reach: the command
+// named first alone, and below it, while args name subcommands (`filter deltas …`), those
+// alone; without a command name, run alone (parserOfRun). What kong parses and prints of the
+// command is the same, and building every command's flags was most of the start-up of a
+// short command such as a filter in a pipe. help and __complete describe every command: they
+// get the whole CLI.
 func parserFor(args []string, streams IO) (*kong.Kong, error) {
-	if len(args) == 0 || args[0] == "help" || args[0] == "__complete" {
+	if len(args) == 0 {
+		return parserOfRun(args, streams)
+	}
+	if args[0] == "help" || args[0] == "__complete" {
 		return NewParser(&CLI{}, streams)
 	}
 	grammar, command := cliWithCommand(args[0])
-	if grammar == nil {
-		return NewParser(&CLI{}, streams)
+	if command == nil {
+		return parserOfRun(args, streams)
 	}
 	options := parserOptions(streams)
 	if left := subcommandsBeside(command, args[1:]); left != "" {
 		options = append(options, kong.IgnoreFields(left))
 	}
 	return kong.New(grammar, options...)
+}
+
+// defaultCommand is the command kong runs when args name none (CLI's default:"withargs").
+const defaultCommand = "run"
+
+// parserOfRun is the parser of args that do not start with a command name: of run alone when
+// that parses them as the whole CLI does (runAlone), and checkCommandTypo has nothing to look
+// for among the other commands (run's first argument is not one word); else of the whole CLI.
+func parserOfRun(args []string, streams IO) (*kong.Kong, error) {
+	if !runAlone(args) {
+		return NewParser(&CLI{}, streams)
+	}
+	grammar, _ := cliWithCommand(defaultCommand)
+	parser, err := kong.New(grammar, parserOptions(streams)...)
+	if err != nil {
+		return nil, err
+	}
+	if at, ok := firstPositional(parser, args); ok && isWord(args[at]) {
+		return NewParser(&CLI{}, streams)
+	}
+	return parser, nil
+}
+
+// runAlone reports whether a grammar of run alone parses args as the whole CLI does: no
+// argument is the name of another command, which kong, meeting it before run's arguments,
+// would take as that command.
+func runAlone(args []string) bool {
+	whole := reflect.TypeFor[CLI]()
+	for i := range whole.NumField() {
+		f := whole.Field(i)
+		if _, isCommand := f.Tag.Lookup("cmd"); !isCommand {
+			continue
+		}
+		name := commandName(f)
+		if name == "" || f.Tag.Get("aliases") != "" {
+			return false // a name kong makes otherwise: it could be any argument
+		}
+		if name != defaultCommand && slices.Contains(args, name) {
+			return false
+		}
+	}
+	return true
 }
 
 // cliWithCommand is a new value of a struct made of CLI's fields less its commands but the
@@ -39,7 +85,7 @@ func cliWithCommand(name string) (grammar any, command reflect.Type) {
 	for i := range whole.NumField() {
 		f := whole.Field(i)
 		if _, isCommand := f.Tag.Lookup("cmd"); isCommand {
-			if commandName(f) != name {
+			if name == "" || commandName(f) != name {
 				continue
 			}
 			command = f.Type

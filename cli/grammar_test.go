@@ -17,8 +17,22 @@ import (
 // error, exit status, command, usage and values parsed.
 func TestCommandsLeftOutChangeNoParse(t *testing.T) {
 	whole := wholeParser(t, &bytes.Buffer{}, &bytes.Buffer{})
+	var tries [][]string
 	for _, top := range whole.Model.Children {
-		for _, args := range argumentsToTry(top) {
+		tries = append(tries, argumentsToTry(top)...)
+		if top.Name == defaultCommand {
+			for _, args := range argumentsToTry(top) {
+				tries = append(tries, args[1:]) // the default command, not named
+			}
+		}
+	}
+	// Prompts, and other commands' names where kong may take them as commands.
+	tries = append(tries, [][]string{{"fix the tests"}, {"hello"}, {"hlep"}, {"sesions", "list"}, {"--mode", "json", "fix it"},
+		{"--mode", "json", "filter", "deltas"}, {"--mode=json", "sessions"}, {"--mode", "json", "filtr"}, {"--model", "list", "hi there"},
+		{"--", "filter"}, {"--", "fix it"}, {"--mode", "json", "run", "hi there"}, {"-h"}, {"--help", "fix it"}, {"fix it", "--help"},
+		{"--version", "fix it"}, {"fix it", "filter"}, {"-"}, {""}, {"--no-session"}}...)
+	for _, args := range tries {
+		{
 			var wholeOut, wholeErr bytes.Buffer
 			want := parseOutcome(wholeParser(t, &wholeOut, &wholeErr), &wholeOut, &wholeErr, args)
 			var out, errw bytes.Buffer
@@ -33,8 +47,9 @@ func TestCommandsLeftOutChangeNoParse(t *testing.T) {
 	}
 }
 
-// The commands left out are those beside each command named, down to the last one named;
-// help and __complete, and arguments that start with no command, get the whole grammar.
+// The commands left out are those beside each command named, down to the last one named,
+// and all but run when none is named; help and __complete, and the arguments where kong
+// could meet another command's name or checkCommandTypo look for one, get the whole grammar.
 func TestCommandsLeftOut(t *testing.T) {
 	whole := wholeParser(t, &bytes.Buffer{}, &bytes.Buffer{})
 	for _, c := range []struct {
@@ -47,12 +62,16 @@ func TestCommandsLeftOut(t *testing.T) {
 		{[]string{"sessions", "list", "--all"}, []string{"sessions", "sessions list"}},
 		{[]string{"run", "hi"}, []string{"run"}},
 		{[]string{"version"}, []string{"version"}},
+		{[]string{"fix the tests"}, []string{"run"}},
+		{[]string{"--mode", "json", "--no-session", "fix it"}, []string{"run"}},
+		{[]string{"--help"}, []string{"run"}},
+		{nil, []string{"run"}},
 		{[]string{"help", "filter"}, nil},
 		{[]string{"__complete", "fil"}, nil},
-		{[]string{"hello"}, nil},
-		{[]string{"--mode", "json", "filter"}, nil},
-		{[]string{"filtr"}, nil},
-		{nil, nil},
+		{[]string{"hello"}, nil}, // one word: maybe a mistyped command
+		{[]string{"--mode", "json", "filtr"}, nil},
+		{[]string{"--mode", "json", "filter"}, nil}, // another command's name
+		{[]string{"fix it", "sessions"}, nil},
 	} {
 		p, err := parserFor(c.args, IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
 		if err != nil {
@@ -174,7 +193,13 @@ func parseOutcome(parser *kong.Kong, out, errw *bytes.Buffer, args []string) (ou
 	if err := ctx.PrintUsage(false); err != nil {
 		return fmt.Sprintf("usage error %v", err)
 	}
-	command := ctx.Path[1].Command // the top-level one, whose value holds every value parsed
+	var values any // of the top-level command, which hold every value parsed
+	for _, p := range ctx.Path {
+		if p.Command != nil {
+			values = p.Command.Target.Interface()
+			break
+		}
+	}
 	return fmt.Sprintf("typo check %v; command %q; values %#v; stdout %q; stderr %q",
-		typo, ctx.Command(), command.Target.Interface(), out, errw)
+		typo, ctx.Command(), values, out, errw)
 }
