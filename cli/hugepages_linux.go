@@ -17,19 +17,47 @@ import (
 // and come back page by page as they are used. (Unmapping all of the file instead made every
 // start ~15 ms slower, with the pages faulted back.) The filters have no use for huge pages.
 func init() {
-	if unix.Prctl(unix.PR_SET_THP_DISABLE, 1, 0, 0, 0) != nil || !filePMDMapped(os.ReadFile) {
+	if unix.Prctl(unix.PR_SET_THP_DISABLE, 1, 0, 0, 0) != nil || !filePMDMapped(readProcFile) {
 		return
 	}
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
 		return
 	}
-	smaps, err := os.ReadFile("/proc/self/smaps")
+	smaps, err := readProcFile("/proc/self/smaps")
 	if err != nil {
 		return
 	}
 	for _, r := range pmdMappings(smaps, exe) {
 		_, _, _ = unix.Syscall(unix.SYS_MADVISE, r[0], r[1]-r[0], unix.MADV_DONTNEED)
+	}
+}
+
+// readProcFile reads the file name with bare system calls. os.ReadFile's first file starts
+// the runtime's poller (epoll_create1, eventfd2, epoll_ctl) and its cleanup machinery: most
+// of the time of this package's initialisation, and a filter between pipes needs neither.
+func readProcFile(name string) ([]byte, error) {
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	b := make([]byte, 0, 4096)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := unix.Read(fd, b[len(b):cap(b)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: name, Err: err}
+		}
+		if n == 0 {
+			return b, nil
+		}
+		b = b[:len(b)+n]
 	}
 }
 

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -86,5 +89,30 @@ func TestFilePMDMapped(t *testing.T) {
 		if got != c.want || rollupRead != c.rollupRead {
 			t.Errorf("meminfo %q, smaps_rollup %q: %v, smaps_rollup read %v; want %v, %v", c.meminfo, c.rollup, got, rollupRead, c.want, c.rollupRead)
 		}
+	}
+}
+
+// readProcFile reads what os.ReadFile does: a file of /proc, whose size stat does not tell,
+// and a file longer than its first buffer.
+func TestReadProcFile(t *testing.T) {
+	long := filepath.Join(t.TempDir(), "long")
+	if err := os.WriteFile(long, bytes.Repeat([]byte("0123456789abcdef"), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"/proc/self/cmdline", long} {
+		want, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readProcFile(name)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("readProcFile(%s) = %d bytes, %v; want os.ReadFile's %d bytes", name, len(got), err, len(want))
+		}
+	}
+	if b, err := readProcFile("/proc/meminfo"); err != nil || !bytes.HasPrefix(b, []byte("MemTotal:")) {
+		t.Errorf("readProcFile(/proc/meminfo) = %.20q, %v", b, err)
+	}
+	if _, err := readProcFile(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("readProcFile of a missing file: %v, want os.ErrNotExist", err)
 	}
 }
