@@ -35,7 +35,7 @@ type IO struct {
 
 // CLI is the whole command line.
 type CLI struct {
-	VersionFlag kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	VersionFlag versionFlag `name:"version" help:"Print the version and exit."`
 
 	Run    RunCmd    `cmd:"" default:"withargs" help:"Run the agent on prompts (the default command)."`
 	Filter FilterCmd `cmd:"" help:"Stream filters: read JSON lines (files or stdin); reshape, cut, summarise or check them."`
@@ -91,17 +91,23 @@ type exitRequest struct{ code int }
 
 // NewParser builds the kong parser; exported for tests of the grammar.
 func NewParser(cli *CLI, streams IO) (*kong.Kong, error) {
-	return kong.New(cli,
+	return kong.New(cli, parserOptions(streams)...)
+}
+
+// parserOptions are the options of every parser, of the whole CLI or of part of it
+// (parserFor).
+func parserOptions(streams IO) []kong.Option {
+	return []kong.Option{
 		kong.Name("base-context"),
 		kong.Description("A coding agent whose output is a JSON-lines event stream, and filters to reshape that stream."),
 		kong.Writers(streams.Out, streams.Err),
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
-		kong.Vars{"version": versionString(), "tools": strings.Join(tools.Names(), ",")},
+		kong.Vars{"tools": strings.Join(tools.Names(), ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(printHelp),
 		kong.ExplicitGroups(runFlagGroups),
 		kong.Bind(&streams),
-	)
+	}
 }
 
 // Run parses args, runs the command and returns the exit status.
@@ -111,8 +117,7 @@ func Run(args []string, streams IO) (code int) {
 	}
 	streams.signals = &signalWatch{}
 	defer streams.signals.stop()
-	var c CLI
-	parser, err := NewParser(&c, streams)
+	parser, err := parserFor(args, streams)
 	if err != nil {
 		fmt.Fprintf(streams.Err, "error: %v\n", err)
 		return ExitUsage

@@ -43,9 +43,14 @@ func printTopHelp(options kong.HelpOptions, ctx *kong.Context) error {
 	if err := kong.DefaultHelpPrinter(options, runCtx); err != nil {
 		return err
 	}
+	// Every command: ctx's grammar may be run's alone (parserFor).
+	whole, err := NewParser(&CLI{}, IO{Out: ctx.Stdout, Err: ctx.Stderr})
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "\nCommands:\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, leaf := range ctx.Model.Leaves(true) {
+	for _, leaf := range whole.Model.Leaves(true) {
 		fmt.Fprintf(tw, "  %s\t%s\n", leaf.Path(), leaf.Help)
 	}
 	if err := tw.Flush(); err != nil {

@@ -1,7 +1,12 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -51,5 +56,63 @@ func TestPMDMappings(t *testing.T) {
 	}
 	if n := smapsValue([]byte(smapsSample), "Missing:"); n != 0 {
 		t.Errorf("smapsValue of a missing key = %d", n)
+	}
+}
+
+// This process's mappings are read only when some process has a file mapped in 2 MB pages.
+func TestFilePMDMapped(t *testing.T) {
+	const meminfoNone = "MemTotal:        8000000 kB\nShmemPmdMapped:     2048 kB\nFilePmdMapped:         0 kB\nCmaTotal:              0 kB\n"
+	const meminfoSome = "MemTotal:        8000000 kB\nShmemPmdMapped:        0 kB\nFilePmdMapped:      4096 kB\n"
+	const rollupNone = "Rss:                1784 kB\nFilePmdMapped:         0 kB\n"
+	const rollupSome = "Rss:               27784 kB\nFilePmdMapped:      2048 kB\n"
+	for _, c := range []struct {
+		meminfo, rollup  string // "": the file cannot be read
+		want, rollupRead bool
+	}{
+		{meminfoNone, rollupSome, false, false},
+		{meminfoSome, rollupSome, true, true},
+		{meminfoSome, rollupNone, false, true},
+		{meminfoSome, "", false, true},
+		{"", rollupSome, true, true},                              // no /proc/meminfo: the process's own sum decides
+		{"MemTotal:        8000000 kB\n", rollupSome, true, true}, // no FilePmdMapped line in it: likewise
+	} {
+		var read []string
+		got := filePMDMapped(func(name string) ([]byte, error) {
+			read = append(read, name)
+			content := map[string]string{"/proc/meminfo": c.meminfo, "/proc/self/smaps_rollup": c.rollup}[name]
+			if content == "" {
+				return nil, os.ErrNotExist
+			}
+			return []byte(content), nil
+		})
+		rollupRead := slices.Contains(read, "/proc/self/smaps_rollup")
+		if got != c.want || rollupRead != c.rollupRead {
+			t.Errorf("meminfo %q, smaps_rollup %q: %v, smaps_rollup read %v; want %v, %v", c.meminfo, c.rollup, got, rollupRead, c.want, c.rollupRead)
+		}
+	}
+}
+
+// readProcFile reads what os.ReadFile does: a file of /proc, whose size stat does not tell,
+// and a file longer than its first buffer.
+func TestReadProcFile(t *testing.T) {
+	long := filepath.Join(t.TempDir(), "long")
+	if err := os.WriteFile(long, bytes.Repeat([]byte("0123456789abcdef"), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"/proc/self/cmdline", long} {
+		want, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readProcFile(name)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("readProcFile(%s) = %d bytes, %v; want os.ReadFile's %d bytes", name, len(got), err, len(want))
+		}
+	}
+	if b, err := readProcFile("/proc/meminfo"); err != nil || !bytes.HasPrefix(b, []byte("MemTotal:")) {
+		t.Errorf("readProcFile(/proc/meminfo) = %.20q, %v", b, err)
+	}
+	if _, err := readProcFile(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("readProcFile of a missing file: %v, want os.ErrNotExist", err)
 	}
 }

@@ -269,7 +269,7 @@ func decodeContents(v gjson.Result) ([]Content, error) {
 }
 
 func decodeContent(v gjson.Result) (Content, error) {
-	c, err := decodeVariant(v, "content block", "type", "type", contentPlans)
+	c, err := decodeVariant(v, "content block", "type", "type", planned().contents)
 	content, _ := c.(Content)
 	return content, err
 }
@@ -302,7 +302,7 @@ func decodeCompact(raw string) json.RawMessage {
 }
 
 func decodeMessage(v gjson.Result) (Message, error) {
-	m, err := decodeVariant(v, "message", "role", "role", messagePlans)
+	m, err := decodeVariant(v, "message", "role", "role", planned().messages)
 	msg, _ := m.(Message)
 	return msg, err
 }
@@ -314,7 +314,7 @@ func ParseEvent(line []byte) (Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := decodeVariant(v, "event", "type", "type", eventPlans)
+	e, err := decodeVariant(v, "event", "type", "type", planned().events)
 	event, _ := e.(Event)
 	return event, err
 }
@@ -326,8 +326,9 @@ func ParseHeader(line []byte) (*Header, error) {
 	}
 	v := gjson.ParseBytes(line)
 	h := &Header{}
-	f := Fields{What: headerPlan.what}
-	headerPlan.decode(&f, v, unsafe.Pointer(h), "")
+	header := planned().header
+	f := Fields{What: header.what}
+	header.decode(&f, v, unsafe.Pointer(h), "")
 	if f.Err == nil {
 		if typ := f.Str("type", lastMember(v, "type")); f.Err == nil && typ != TypeSession {
 			f.Err = fmt.Errorf("not a session header (type %q)", typ)

@@ -1,159 +1,215 @@
 package codec
 
-import "unsafe"
-
-// The encoders of the described types, in one place: a type's AppendJSON is its plan's
-// encode (plan.go), the plan compiled from the description once, when the package is
-// initialised.
-var (
-	headerPlan              = planFor[Header]()
-	agentStartPlan          = planFor[AgentStart]()
-	agentEndPlan            = planFor[AgentEnd]()
-	turnStartPlan           = planFor[TurnStart]()
-	turnEndPlan             = planFor[TurnEnd]()
-	messageStartPlan        = planFor[MessageStart]()
-	messageUpdatePlan       = planFor[MessageUpdate]()
-	messageEndPlan          = planFor[MessageEnd]()
-	updatePlan              = planFor[AssistantMessageEvent]()
-	toolResultPlan          = planFor[ToolResult]()
-	toolExecutionStartPlan  = planFor[ToolExecutionStart]()
-	toolExecutionUpdatePlan = planFor[ToolExecutionUpdate]()
-	toolExecutionEndPlan    = planFor[ToolExecutionEnd]()
-	sessionActionUpdatePlan = planFor[SessionActionUpdate]()
-	compactionStartPlan     = planFor[CompactionStart]()
-	compactionEndPlan       = planFor[CompactionEnd]()
-	autoRetryStartPlan      = planFor[AutoRetryStart]()
-	autoRetryEndPlan        = planFor[AutoRetryEnd]()
-	textPlan                = planFor[TextContent]()
-	thinkingPlan            = planFor[ThinkingContent]()
-	imagePlan               = planFor[ImageContent]()
-	toolCallPlan            = planFor[ToolCall]()
-	userPlan                = planFor[UserMessage]()
-	assistantPlan           = planFor[AssistantMessage]()
-	toolResultMessagePlan   = planFor[ToolResultMessage]()
-	bashExecutionPlan       = planFor[BashExecutionMessage]()
-	customPlan              = planFor[CustomMessage]()
-	branchSummaryPlan       = planFor[BranchSummaryMessage]()
-	compactionSummaryPlan   = planFor[CompactionSummaryMessage]()
-	usagePlan               = planFor[Usage]()
+import (
+	"sync"
+	"unsafe"
 )
 
+// The plans of the described types, compiled from the description at the first use of any
+// (a command that codes no event, as most filters on most lines, does not pay for them): a
+// type's AppendJSON is its plan's encode (plan.go), and the stream's decoders find a
+// variant's plan by the value of its discriminator.
+type streamPlans struct {
+	header              *plan
+	agentStart          *plan
+	agentEnd            *plan
+	turnStart           *plan
+	turnEnd             *plan
+	messageStart        *plan
+	messageUpdate       *plan
+	messageEnd          *plan
+	update              *plan
+	toolResult          *plan
+	toolExecutionStart  *plan
+	toolExecutionUpdate *plan
+	toolExecutionEnd    *plan
+	sessionActionUpdate *plan
+	compactionStart     *plan
+	compactionEnd       *plan
+	autoRetryStart      *plan
+	autoRetryEnd        *plan
+	text                *plan
+	thinking            *plan
+	image               *plan
+	toolCall            *plan
+	user                *plan
+	assistant           *plan
+	toolResultMessage   *plan
+	bashExecution       *plan
+	custom              *plan
+	branchSummary       *plan
+	compactionSummary   *plan
+	usage               *plan
+
+	messages, contents, events map[string]*plan // the variants, by discriminator value
+}
+
+var (
+	plansOnce sync.Once
+	plans     streamPlans
+)
+
+// planned is the plans, made at the first call.
+func planned() *streamPlans {
+	plansOnce.Do(makePlans)
+	return &plans
+}
+
+func makePlans() {
+	plans = streamPlans{
+		header:              planFor[Header](),
+		agentStart:          planFor[AgentStart](),
+		agentEnd:            planFor[AgentEnd](),
+		turnStart:           planFor[TurnStart](),
+		turnEnd:             planFor[TurnEnd](),
+		messageStart:        planFor[MessageStart](),
+		messageUpdate:       planFor[MessageUpdate](),
+		messageEnd:          planFor[MessageEnd](),
+		update:              planFor[AssistantMessageEvent](),
+		toolResult:          planFor[ToolResult](),
+		toolExecutionStart:  planFor[ToolExecutionStart](),
+		toolExecutionUpdate: planFor[ToolExecutionUpdate](),
+		toolExecutionEnd:    planFor[ToolExecutionEnd](),
+		sessionActionUpdate: planFor[SessionActionUpdate](),
+		compactionStart:     planFor[CompactionStart](),
+		compactionEnd:       planFor[CompactionEnd](),
+		autoRetryStart:      planFor[AutoRetryStart](),
+		autoRetryEnd:        planFor[AutoRetryEnd](),
+		text:                planFor[TextContent](),
+		thinking:            planFor[ThinkingContent](),
+		image:               planFor[ImageContent](),
+		toolCall:            planFor[ToolCall](),
+		user:                planFor[UserMessage](),
+		assistant:           planFor[AssistantMessage](),
+		toolResultMessage:   planFor[ToolResultMessage](),
+		bashExecution:       planFor[BashExecutionMessage](),
+		custom:              planFor[CustomMessage](),
+		branchSummary:       planFor[BranchSummaryMessage](),
+		compactionSummary:   planFor[CompactionSummaryMessage](),
+		usage:               planFor[Usage](),
+
+		messages: variantPlans(messageTable),
+		contents: variantPlans(contentTable),
+		events:   variantPlans(eventTable),
+	}
+}
+
 func (v *Header) AppendJSON(dst []byte) []byte {
-	return headerPlan.encode(dst, unsafe.Pointer(v))
+	return planned().header.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *AgentStart) AppendJSON(dst []byte) []byte {
-	return agentStartPlan.encode(dst, unsafe.Pointer(v))
+	return planned().agentStart.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *AgentEnd) AppendJSON(dst []byte) []byte {
-	return agentEndPlan.encode(dst, unsafe.Pointer(v))
+	return planned().agentEnd.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *TurnStart) AppendJSON(dst []byte) []byte {
-	return turnStartPlan.encode(dst, unsafe.Pointer(v))
+	return planned().turnStart.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *TurnEnd) AppendJSON(dst []byte) []byte {
-	return turnEndPlan.encode(dst, unsafe.Pointer(v))
+	return planned().turnEnd.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *MessageStart) AppendJSON(dst []byte) []byte {
-	return messageStartPlan.encode(dst, unsafe.Pointer(v))
+	return planned().messageStart.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *MessageUpdate) AppendJSON(dst []byte) []byte {
-	return messageUpdatePlan.encode(dst, unsafe.Pointer(v))
+	return planned().messageUpdate.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *MessageEnd) AppendJSON(dst []byte) []byte {
-	return messageEndPlan.encode(dst, unsafe.Pointer(v))
+	return planned().messageEnd.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *AssistantMessageEvent) AppendJSON(dst []byte) []byte {
-	return updatePlan.encode(dst, unsafe.Pointer(v))
+	return planned().update.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *ToolResult) AppendJSON(dst []byte) []byte {
-	return toolResultPlan.encode(dst, unsafe.Pointer(v))
+	return planned().toolResult.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *ToolExecutionStart) AppendJSON(dst []byte) []byte {
-	return toolExecutionStartPlan.encode(dst, unsafe.Pointer(v))
+	return planned().toolExecutionStart.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *ToolExecutionUpdate) AppendJSON(dst []byte) []byte {
-	return toolExecutionUpdatePlan.encode(dst, unsafe.Pointer(v))
+	return planned().toolExecutionUpdate.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *ToolExecutionEnd) AppendJSON(dst []byte) []byte {
-	return toolExecutionEndPlan.encode(dst, unsafe.Pointer(v))
+	return planned().toolExecutionEnd.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *SessionActionUpdate) AppendJSON(dst []byte) []byte {
-	return sessionActionUpdatePlan.encode(dst, unsafe.Pointer(v))
+	return planned().sessionActionUpdate.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *CompactionStart) AppendJSON(dst []byte) []byte {
-	return compactionStartPlan.encode(dst, unsafe.Pointer(v))
+	return planned().compactionStart.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *CompactionEnd) AppendJSON(dst []byte) []byte {
-	return compactionEndPlan.encode(dst, unsafe.Pointer(v))
+	return planned().compactionEnd.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *AutoRetryStart) AppendJSON(dst []byte) []byte {
-	return autoRetryStartPlan.encode(dst, unsafe.Pointer(v))
+	return planned().autoRetryStart.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *AutoRetryEnd) AppendJSON(dst []byte) []byte {
-	return autoRetryEndPlan.encode(dst, unsafe.Pointer(v))
+	return planned().autoRetryEnd.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *TextContent) AppendJSON(dst []byte) []byte {
-	return textPlan.encode(dst, unsafe.Pointer(v))
+	return planned().text.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *ThinkingContent) AppendJSON(dst []byte) []byte {
-	return thinkingPlan.encode(dst, unsafe.Pointer(v))
+	return planned().thinking.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *ImageContent) AppendJSON(dst []byte) []byte {
-	return imagePlan.encode(dst, unsafe.Pointer(v))
+	return planned().image.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *ToolCall) AppendJSON(dst []byte) []byte {
-	return toolCallPlan.encode(dst, unsafe.Pointer(v))
+	return planned().toolCall.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *UserMessage) AppendJSON(dst []byte) []byte {
-	return userPlan.encode(dst, unsafe.Pointer(v))
+	return planned().user.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *AssistantMessage) AppendJSON(dst []byte) []byte {
-	return assistantPlan.encode(dst, unsafe.Pointer(v))
+	return planned().assistant.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *ToolResultMessage) AppendJSON(dst []byte) []byte {
-	return toolResultMessagePlan.encode(dst, unsafe.Pointer(v))
+	return planned().toolResultMessage.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *BashExecutionMessage) AppendJSON(dst []byte) []byte {
-	return bashExecutionPlan.encode(dst, unsafe.Pointer(v))
+	return planned().bashExecution.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *CustomMessage) AppendJSON(dst []byte) []byte {
-	return customPlan.encode(dst, unsafe.Pointer(v))
+	return planned().custom.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *BranchSummaryMessage) AppendJSON(dst []byte) []byte {
-	return branchSummaryPlan.encode(dst, unsafe.Pointer(v))
+	return planned().branchSummary.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *CompactionSummaryMessage) AppendJSON(dst []byte) []byte {
-	return compactionSummaryPlan.encode(dst, unsafe.Pointer(v))
+	return planned().compactionSummary.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *Usage) AppendJSON(dst []byte) []byte {
-	return usagePlan.encode(dst, unsafe.Pointer(v))
+	return planned().usage.encode(dst, unsafe.Pointer(v))
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // A plan is the description of one struct type compiled for coding: per member, its key as
-// written, the field's offset and an op. Plans are made once, when the package is
-// initialised; encoding then reads fields through their offsets, without reflection, so a
+// written, the field's offset and an op. Plans are made once, at the first use of any
+// (encoders.go); encoding then reads fields through their offsets, without reflection, so a
 // planned encoder costs about what a hand-written one does.
 type plan struct {
 	shape *Shape
@@ -75,54 +75,61 @@ type hook struct {
 	finish func(obj unsafe.Pointer)
 }
 
-var hooks = map[string]*hook{
-	// A user message's content is its text as a string, or its blocks when it has any.
-	"userContent": {encode: func(dst []byte, obj unsafe.Pointer, _ *memberPlan) ([]byte, bool) {
-		m := (*UserMessage)(obj)
-		if m.Blocks != nil {
-			return AppendContents(dst, m.Blocks), true
-		}
-		return AppendString(dst, m.Text), true
-	}, decode: func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer, _ *memberPlan) {
-		m := (*UserMessage)(obj)
-		if x.Type == gjson.String {
-			m.Text = x.Str
-		} else {
-			m.Blocks = f.Contents(key, x)
-		}
-	}},
-	// A tool call's arguments are an object; while the call streams, the fragments so far,
-	// closed leniently (PartialObject).
-	"toolCallArguments": {encode: func(dst []byte, obj unsafe.Pointer, _ *memberPlan) ([]byte, bool) {
-		c := (*ToolCall)(obj)
-		if c.Arguments != nil {
-			return append(dst, c.Arguments...), true
-		}
-		return AppendPartialObject(dst, UnsafeString(c.ArgsSoFar)), true
-	}, decode: func(_ *Fields, _ string, x gjson.Result, obj unsafe.Pointer, _ *memberPlan) {
-		(*ToolCall)(obj).Arguments = decodeCompact(x.Raw) // compacted: they may be re-encoded in a line
-	}, finish: func(obj unsafe.Pointer) {
-		if c := (*ToolCall)(obj); c.Arguments == nil {
-			c.Arguments = json.RawMessage("{}")
-		}
-	}},
-	// The delta form (no partial snapshot) names the new call of a toolcall_start: the
-	// ToolCallRef members of the call (mp.nested).
-	"toolCallRef": {encode: func(dst []byte, obj unsafe.Pointer, mp *memberPlan) ([]byte, bool) {
-		e := (*AssistantMessageEvent)(obj)
-		if e.Partial != nil || e.ToolCall == nil {
-			return dst, false
-		}
-		return mp.nested.encode(dst, unsafe.Pointer(e.ToolCall)), true
-	}, decode: func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer, mp *memberPlan) {
-		if !x.IsObject() {
-			f.fail(key, "object", x)
-			return
-		}
-		call := &ToolCall{}
-		mp.nested.decode(f, x, unsafe.Pointer(call), key+".")
-		(*AssistantMessageEvent)(obj).ToolCall = call
-	}},
+// hooks are the hooks by name. They are set in init, not by their declaration: they decode
+// content blocks and messages with the plans, which are made with the hooks, so a
+// declaration would be an initialisation cycle.
+var hooks map[string]*hook
+
+func init() {
+	hooks = map[string]*hook{
+		// A user message's content is its text as a string, or its blocks when it has any.
+		"userContent": {encode: func(dst []byte, obj unsafe.Pointer, _ *memberPlan) ([]byte, bool) {
+			m := (*UserMessage)(obj)
+			if m.Blocks != nil {
+				return AppendContents(dst, m.Blocks), true
+			}
+			return AppendString(dst, m.Text), true
+		}, decode: func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer, _ *memberPlan) {
+			m := (*UserMessage)(obj)
+			if x.Type == gjson.String {
+				m.Text = x.Str
+			} else {
+				m.Blocks = f.Contents(key, x)
+			}
+		}},
+		// A tool call's arguments are an object; while the call streams, the fragments so far,
+		// closed leniently (PartialObject).
+		"toolCallArguments": {encode: func(dst []byte, obj unsafe.Pointer, _ *memberPlan) ([]byte, bool) {
+			c := (*ToolCall)(obj)
+			if c.Arguments != nil {
+				return append(dst, c.Arguments...), true
+			}
+			return AppendPartialObject(dst, UnsafeString(c.ArgsSoFar)), true
+		}, decode: func(_ *Fields, _ string, x gjson.Result, obj unsafe.Pointer, _ *memberPlan) {
+			(*ToolCall)(obj).Arguments = decodeCompact(x.Raw) // compacted: they may be re-encoded in a line
+		}, finish: func(obj unsafe.Pointer) {
+			if c := (*ToolCall)(obj); c.Arguments == nil {
+				c.Arguments = json.RawMessage("{}")
+			}
+		}},
+		// The delta form (no partial snapshot) names the new call of a toolcall_start: the
+		// ToolCallRef members of the call (mp.nested).
+		"toolCallRef": {encode: func(dst []byte, obj unsafe.Pointer, mp *memberPlan) ([]byte, bool) {
+			e := (*AssistantMessageEvent)(obj)
+			if e.Partial != nil || e.ToolCall == nil {
+				return dst, false
+			}
+			return mp.nested.encode(dst, unsafe.Pointer(e.ToolCall)), true
+		}, decode: func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer, mp *memberPlan) {
+			if !x.IsObject() {
+				f.fail(key, "object", x)
+				return
+			}
+			call := &ToolCall{}
+			mp.nested.decode(f, x, unsafe.Pointer(call), key+".")
+			(*AssistantMessageEvent)(obj).ToolCall = call
+		}},
+	}
 }
 
 // planFor returns the plan of T, made once.
@@ -331,17 +338,6 @@ func (p *plan) encode(dst []byte, obj unsafe.Pointer) []byte {
 		skip = 0
 	}
 	return append(dst, '}')
-}
-
-// The decoders of the union variants, by discriminator value. They are made in init, not
-// by their declaration: the hooks decode content blocks, so a declaration would be an
-// initialisation cycle.
-var messagePlans, contentPlans, eventPlans map[string]*plan
-
-func init() {
-	messagePlans = variantPlans(messageTable)
-	contentPlans = variantPlans(contentTable)
-	eventPlans = variantPlans(eventTable)
 }
 
 func variantPlans(table []variant) map[string]*plan {

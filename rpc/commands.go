@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/basecontext/base-context/agent"
@@ -39,7 +40,7 @@ func (s *Server) handle(line []byte, n int) {
 			s.respond(c, c.typ, nil, fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	spec, ok := commands[c.typ]
+	spec, ok := commands()[c.typ]
 	if !ok {
 		if c.typ == dialogAnswerCommand {
 			if !s.Dialogs.resolve(c.v) {
@@ -56,60 +57,66 @@ func (s *Server) handle(line []byte, n int) {
 }
 
 // commandList is the protocol's commands, in the order the README and the schema list them.
-var commandList = []commandSpec{
-	takes("prompt", "Sends a prompt; the response comes before the run's events.", (*Server).prompt),
-	takes("steer", "A message delivered at the next turn boundary (when idle, it starts a run).",
-		func(s *Server, c command, a *messageArgs) { s.queue(c, a, true) }),
-	takes("follow_up", "A message run when the agent would stop (when idle, at once).",
-		func(s *Server, c command, a *messageArgs) { s.queue(c, a, false) }),
-	plain("abort", "Aborts the run; answered once it has ended.", (*Server).cmdAbort),
-	takes("new_session", "Starts a new session; its header follows.", (*Server).newSession).answers((*cancelledData)(nil), false),
-	plain("get_state", "The session's state.", (*Server).getState).answers((*stateData)(nil), false),
-	plain("get_messages", "The conversation's messages.", (*Server).getMessages).answers((*messagesData)(nil), false),
-	takes("set_model", "Chooses the model of the next run.", (*Server).setModel).answers((*modelData)(nil), false),
-	plain("cycle_model", "Goes to the next model (null with one model available).", (*Server).cycleModel).answers((*cycleModelData)(nil), true),
-	plain("get_available_models", "The models the client may choose.", (*Server).availableModels).answers((*modelsData)(nil), false),
-	takes("set_thinking_level", "Sets the thinking level.", (*Server).setThinkingLevel),
-	plain("cycle_thinking_level", "Goes to the next thinking level (null for a model without reasoning).", (*Server).cycleThinkingLevel).answers((*levelData)(nil), true),
-	takes("set_steering_mode", "How many steering messages a turn boundary delivers.",
-		func(s *Server, c command, a *queueModeArgs) { s.setQueueMode(c, a, &s.steeringMode) }),
-	takes("set_follow_up_mode", "How many follow-ups a run takes.",
-		func(s *Server, c command, a *queueModeArgs) { s.setQueueMode(c, a, &s.followUpMode) }),
-	takes("compact", "Summarises the older messages; answered when done.", (*Server).compact).answers((*compactData)(nil), false),
-	takes("set_auto_compaction", "Turns automatic compaction on or off.",
-		func(s *Server, c command, a *switchArgs) {
-			s.setSwitch(c, func(set *settings) { set.autoCompaction = a.Enabled })
+// They are made at their first use, with commands: describing every command's arguments and
+// answers is work that a process serving no rpc client (a filter, a run) need not do.
+var commandList = sync.OnceValue(func() []commandSpec {
+	return []commandSpec{
+		takes("prompt", "Sends a prompt; the response comes before the run's events.", (*Server).prompt),
+		takes("steer", "A message delivered at the next turn boundary (when idle, it starts a run).",
+			func(s *Server, c command, a *messageArgs) { s.queue(c, a, true) }),
+		takes("follow_up", "A message run when the agent would stop (when idle, at once).",
+			func(s *Server, c command, a *messageArgs) { s.queue(c, a, false) }),
+		plain("abort", "Aborts the run; answered once it has ended.", (*Server).cmdAbort),
+		takes("new_session", "Starts a new session; its header follows.", (*Server).newSession).answers((*cancelledData)(nil), false),
+		plain("get_state", "The session's state.", (*Server).getState).answers((*stateData)(nil), false),
+		plain("get_messages", "The conversation's messages.", (*Server).getMessages).answers((*messagesData)(nil), false),
+		takes("set_model", "Chooses the model of the next run.", (*Server).setModel).answers((*modelData)(nil), false),
+		plain("cycle_model", "Goes to the next model (null with one model available).", (*Server).cycleModel).answers((*cycleModelData)(nil), true),
+		plain("get_available_models", "The models the client may choose.", (*Server).availableModels).answers((*modelsData)(nil), false),
+		takes("set_thinking_level", "Sets the thinking level.", (*Server).setThinkingLevel),
+		plain("cycle_thinking_level", "Goes to the next thinking level (null for a model without reasoning).", (*Server).cycleThinkingLevel).answers((*levelData)(nil), true),
+		takes("set_steering_mode", "How many steering messages a turn boundary delivers.",
+			func(s *Server, c command, a *queueModeArgs) { s.setQueueMode(c, a, &s.steeringMode) }),
+		takes("set_follow_up_mode", "How many follow-ups a run takes.",
+			func(s *Server, c command, a *queueModeArgs) { s.setQueueMode(c, a, &s.followUpMode) }),
+		takes("compact", "Summarises the older messages; answered when done.", (*Server).compact).answers((*compactData)(nil), false),
+		takes("set_auto_compaction", "Turns automatic compaction on or off.",
+			func(s *Server, c command, a *switchArgs) {
+				s.setSwitch(c, func(set *settings) { set.autoCompaction = a.Enabled })
+			}),
+		takes("set_auto_retry", "Turns retries of transient provider failures on or off.",
+			func(s *Server, c command, a *switchArgs) {
+				s.setSwitch(c, func(set *settings) { set.autoRetry = a.Enabled })
+			}),
+		plain("abort_retry", "Ends the pause before a retry, and the run with the failure.", (*Server).abortRetry),
+		takes("bash", "Runs a command for the user; answered when it ends.", (*Server).bash).answers((*bashData)(nil), false),
+		plain("abort_bash", "Ends the running bash command.", (*Server).cmdAbortBash),
+		plain("get_session_stats", "Message, token and cost counts of the session.", (*Server).sessionStats).answers((*statsData)(nil), false),
+		takes("switch_session", "Continues a saved session; its header follows.", (*Server).switchSession).answers((*cancelledData)(nil), false),
+		takes("fork", "A new session with the conversation before a user message.", (*Server).fork).answers((*forkData)(nil), false),
+		plain("clone", "A new session with the whole conversation.", (*Server).clone).answers((*cancelledData)(nil), false),
+		plain("get_fork_messages", "The user messages a fork may start before.", (*Server).forkMessages).answers((*forkMessagesData)(nil), false),
+		plain("get_last_assistant_text", "The text of the last answer.", (*Server).lastAssistantText).answers((*textData)(nil), false),
+		takes("set_session_name", "Names the session.", (*Server).setSessionName),
+		plain("get_commands", "The commands a prompt may start with.", (*Server).getCommands).answers((*commandsData)(nil), false),
+		plain("export_html", "Not supported.", func(s *Server, c command) {
+			s.respond(c, c.typ, nil, errors.New("export_html is not supported: use `base-context sessions show` for the messages"))
 		}),
-	takes("set_auto_retry", "Turns retries of transient provider failures on or off.",
-		func(s *Server, c command, a *switchArgs) {
-			s.setSwitch(c, func(set *settings) { set.autoRetry = a.Enabled })
-		}),
-	plain("abort_retry", "Ends the pause before a retry, and the run with the failure.", (*Server).abortRetry),
-	takes("bash", "Runs a command for the user; answered when it ends.", (*Server).bash).answers((*bashData)(nil), false),
-	plain("abort_bash", "Ends the running bash command.", (*Server).cmdAbortBash),
-	plain("get_session_stats", "Message, token and cost counts of the session.", (*Server).sessionStats).answers((*statsData)(nil), false),
-	takes("switch_session", "Continues a saved session; its header follows.", (*Server).switchSession).answers((*cancelledData)(nil), false),
-	takes("fork", "A new session with the conversation before a user message.", (*Server).fork).answers((*forkData)(nil), false),
-	plain("clone", "A new session with the whole conversation.", (*Server).clone).answers((*cancelledData)(nil), false),
-	plain("get_fork_messages", "The user messages a fork may start before.", (*Server).forkMessages).answers((*forkMessagesData)(nil), false),
-	plain("get_last_assistant_text", "The text of the last answer.", (*Server).lastAssistantText).answers((*textData)(nil), false),
-	takes("set_session_name", "Names the session.", (*Server).setSessionName),
-	plain("get_commands", "The commands a prompt may start with.", (*Server).getCommands).answers((*commandsData)(nil), false),
-	plain("export_html", "Not supported.", func(s *Server, c command) {
-		s.respond(c, c.typ, nil, errors.New("export_html is not supported: use `base-context sessions show` for the messages"))
-	}),
-}
+	}
+})
 
 // dialogAnswerCommand answers a dialog request; it gets no response.
 const dialogAnswerCommand = "extension_ui_response"
 
-var commands = map[string]*commandSpec{}
-
-func init() {
-	for i := range commandList {
-		commands[commandList[i].name] = &commandList[i]
+// commands are the commands of commandList by name.
+var commands = sync.OnceValue(func() map[string]*commandSpec {
+	list := commandList()
+	byName := make(map[string]*commandSpec, len(list))
+	for i := range list {
+		byName[list[i].name] = &list[i]
 	}
-}
+	return byName
+})
 
 // newUserMessage builds the user message of a prompt, steer or follow-up.
 func newUserMessage(text string, images []codec.Content) (*codec.UserMessage, error) {
@@ -297,10 +304,11 @@ func (s *Server) cycleThinkingLevel(c command) {
 		s.respond(c, c.typ, []byte("null"), nil)
 		return
 	}
-	next := thinkingLevels[0]
-	for i, l := range thinkingLevels {
+	levels := thinkingLevels()
+	next := levels[0]
+	for i, l := range levels {
 		if l == s.set.thinking {
-			next = thinkingLevels[(i+1)%len(thinkingLevels)]
+			next = levels[(i+1)%len(levels)]
 		}
 	}
 	s.set.thinking = next

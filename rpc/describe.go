@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/basecontext/base-context/codec"
 	"github.com/tidwall/gjson"
@@ -155,8 +156,11 @@ type (
 	}
 )
 
-// thinkingLevels in the order cycle_thinking_level goes through them.
-var thinkingLevels = codec.Describe((*thinkingLevelArgs)(nil)).Member("level").Enum
+// thinkingLevels in the order cycle_thinking_level goes through them, described at the first
+// use (see commandList).
+var thinkingLevels = sync.OnceValue(func() []string {
+	return codec.Describe((*thinkingLevelArgs)(nil)).Member("level").Enum
+})
 
 // The data of the responses.
 type (

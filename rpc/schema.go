@@ -62,7 +62,7 @@ func JSONSchema(deltas bool) []byte {
 		}
 		return v
 	}
-	variants := append([]commandSpec(nil), commandList...)
+	variants := append([]commandSpec(nil), commandList()...)
 	variants = append(variants, commandSpec{name: dialogAnswerCommand, doc: "The answer to an extension_ui_request; it gets no response.",
 		args: codec.Describe((*dialogAnswer)(nil))})
 	for _, spec := range variants {

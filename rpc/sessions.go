@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/basecontext/base-context/agent/session"
@@ -115,7 +116,9 @@ func (s *Server) idleForSession(c command) bool {
 	return true
 }
 
-var cancelledFalse = marshal(cancelledData{})
+// cancelledFalse is the data of a session command that went ahead, encoded at the first use
+// (encoding it when the package is initialised was the first JSON encoding of every start).
+var cancelledFalse = sync.OnceValue(func() []byte { return marshal(cancelledData{}) })
 
 func (s *Server) newSession(c command, a *newSessionArgs) {
 	if !s.idleForSession(c) {
@@ -126,7 +129,7 @@ func (s *Server) newSession(c command, a *newSessionArgs) {
 		s.respond(c, c.typ, nil, err)
 		return
 	}
-	s.respond(c, c.typ, cancelledFalse, s.replace(next))
+	s.respond(c, c.typ, cancelledFalse(), s.replace(next))
 }
 
 func (s *Server) switchSession(c command, a *switchSessionArgs) {
@@ -146,7 +149,7 @@ func (s *Server) switchSession(c command, a *switchSessionArgs) {
 		s.respond(c, c.typ, nil, err)
 		return
 	}
-	s.respond(c, c.typ, cancelledFalse, s.replace(next))
+	s.respond(c, c.typ, cancelledFalse(), s.replace(next))
 }
 
 // userText is the text of a user message, its text blocks joined.
@@ -241,5 +244,5 @@ func (s *Server) clone(c command) {
 		s.respond(c, c.typ, nil, err)
 		return
 	}
-	s.respond(c, c.typ, cancelledFalse, s.replace(next))
+	s.respond(c, c.typ, cancelledFalse(), s.replace(next))
 }

@@ -49,7 +49,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -64,7 +63,7 @@ type geminiProvider struct{ ep Endpoint }
 func NewGemini(ep Endpoint) Provider { return &geminiProvider{ep: ep} }
 
 // geminiVersion is an API version path segment: v1, v1beta, v1alpha.
-var geminiVersion = regexp.MustCompile(`^v\d+[a-z0-9]*$`)
+var geminiVersion = lazyRegexp(`^v\d+[a-z0-9]*$`)
 
 const (
 	geminiDefaultBase    = "https://generativelanguage.googleapis.com"
@@ -89,7 +88,7 @@ func (p *geminiProvider) target(model string) (string, error) {
 	}
 	version := geminiDefaultVersion
 	path := strings.TrimSuffix(u.Path, "/")
-	if i := strings.LastIndex(path, "/"); i >= 0 && geminiVersion.MatchString(path[i+1:]) {
+	if i := strings.LastIndex(path, "/"); i >= 0 && geminiVersion().MatchString(path[i+1:]) {
 		version, u.Path, u.RawPath = path[i+1:], path[:i], ""
 	}
 	name := model
@@ -481,7 +480,7 @@ func geminiUsage(u *geminiUsageMetadata) codec.Usage {
 var (
 	geminiBudgets = map[string]int64{"minimal": 1024, "low": 4096, "medium": 8192, "high": 16384, "xhigh": 32768}
 	geminiLevels  = map[string]string{"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH", "xhigh": "HIGH"}
-	gemini3       = regexp.MustCompile(`^gemini-([3-9]|\d\d)`)
+	gemini3       = lazyRegexp(`^gemini-([3-9]|\d\d)`)
 )
 
 // geminiFlashMaxBudget is the largest thinkingBudget the 2.5 Flash models take.
@@ -497,7 +496,7 @@ func geminiThinking(m Model, level string) *geminiThinkingConfig {
 		return nil
 	}
 	id := strings.ToLower(m.ID)
-	if gemini3.MatchString(id) {
+	if gemini3().MatchString(id) {
 		l, ok := geminiLevels[level]
 		if !ok {
 			return nil

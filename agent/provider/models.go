@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/basecontext/base-context/codec"
 )
@@ -173,7 +174,13 @@ func (p *Prices) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var providerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// lazyRegexp is pattern compiled at its first use. The package is linked into every command,
+// a filter too, and compiling its patterns when it is initialised made every start pay.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
+var providerName = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 func (r *Registry) addFile(data []byte) error {
 	var doc modelsFile
@@ -187,7 +194,7 @@ func (r *Registry) addFile(data []byte) error {
 	sort.Strings(names)
 	for _, name := range names {
 		in := doc.Providers[name]
-		if !providerName.MatchString(name) || name == APIScript {
+		if !providerName().MatchString(name) || name == APIScript {
 			return fmt.Errorf("provider %q: names are letters, digits, '.', '_' and '-' (and not %q)", name, APIScript)
 		}
 		p := r.provider(name)
@@ -371,7 +378,7 @@ func closest(spec string, models []Model, n int) []string {
 	return out
 }
 
-var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+var envName = lazyRegexp(`^[A-Z_][A-Z0-9_]*$`)
 
 // Key returns the provider's key: the value of the environment variable its apiKey names,
 // or the apiKey itself when it is not such a name. It fails when the key names a variable
@@ -388,7 +395,7 @@ func (p *ProviderConfig) Key(getenv func(string) string) (string, error) {
 			return v, nil
 		}
 	}
-	if envName.MatchString(p.APIKey) {
+	if envName().MatchString(p.APIKey) {
 		names := strings.Join(append([]string{p.APIKey}, p.KeyFallbacks...), " or ")
 		return "", fmt.Errorf("no API key for provider %q: set %s, or pass --api-key", p.Name, names)
 	}
