@@ -195,7 +195,7 @@ func (s *Redact) Push(f *Frame, emit Emit) error {
 	clean := s.clean.line
 	s.clean.line = lineID{}
 	if f.Event == nil && f.Check() == nil && f.repeatsDeltaOf(clean) {
-		return s.deltaAgain(f, emit)
+		return s.deltaAgain(f, lineID{clean.frame, clean.n + 1}, emit)
 	}
 	if u, ok := f.Event.(*codec.MessageUpdate); ok {
 		return s.typedUpdate(u, emit)
@@ -295,10 +295,11 @@ func syntheticDelta(kind, idx int, tail, id, snap []byte) []byte {
 }
 
 // deltaAgain redacts a line that is s.clean's line but for the text of its delta: the
-// next delta of the block that line's delta went to.
-func (s *Redact) deltaAgain(f *Frame, emit Emit) error {
+// next delta of the block that line's delta went to. id is the line's (repeatsDeltaOf
+// found it to be the one after s.clean's).
+func (s *Redact) deltaAgain(f *Frame, id lineID, emit Emit) error {
 	c := &s.clean
-	c.line = f.checkedLine() // clean around its delta too, whatever its delta becomes
+	c.line = id // clean around its delta too, whatever its delta becomes
 	line := f.Line()
 	delta := f.index.ChangedValue()
 	ds, de := delta.ValStart, delta.ValEnd
