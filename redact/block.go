@@ -111,11 +111,7 @@ func (b *Block) Push(delta []byte) (out []byte, asCame bool) {
 // crosses the string's body, so that a body without one is not decoded.
 func (b *Block) PushString(raw []byte, start, end int) (out []byte, asCame bool) {
 	if b.quiet {
-		// A valid string's body holds no bare quote, and one found quiet no escape: plain
-		// stays as it was.
-		if body := raw[start+1 : end-1]; b.quietPiece(b.w.r.rawQuiet, body) {
-			b.released = append(b.released, body...)
-			b.n += len(body)
+		if b.PushQuiet(raw, start, end) {
 			return nil, true
 		}
 		before := len(b.released)
@@ -133,23 +129,44 @@ func (b *Block) PushString(raw []byte, start, end int) (out []byte, asCame bool)
 	return out, false
 }
 
+// PushQuiet is PushString for a delta that a quiet block releases as it came, found so
+// by quietStates alone: it pushes the delta and reports true, or else does nothing and
+// reports false (the delta may still be released as it came by PushString). A caller
+// that must know what the block will release before it pushes asks this first.
+func (b *Block) PushQuiet(raw []byte, start, end int) bool {
+	// A valid string's body holds no bare quote, and one found quiet no escape: the body
+	// is its text, and plain stays as it was.
+	if body := raw[start+1 : end-1]; b.quiet && b.quietPiece(b.w.r.rawQuiet, body) {
+		b.released = append(b.released, body...)
+		b.n += len(body)
+		return true
+	}
+	return false
+}
+
 // quietPiece reports that no rule can start in piece, the next text of a quiet block, by
 // the automaton q (its rules' textQuiet, or rawQuiet for a JSON string's body as encoded):
 // crossed from the state the automaton left the text released in when it crossed the piece
 // before, or else from the text's last bytes. With literals or patterns, it says nothing.
 func (b *Block) quietPiece(q *quietStates, piece []byte) bool {
-	if !b.w.r.builtinOnly {
-		return false
-	}
 	s := b.quietState
 	if b.quietLen != len(b.released) {
-		s = q.start(b.released)
+		s = b.quietStart(q)
 	}
 	if s = q.run(s, piece); s == quietStop {
 		return false
 	}
 	b.quietState, b.quietLen = s, len(b.released)+len(piece)
 	return true
+}
+
+// quietStart is the state of q after the text released, or quietStop with literals or
+// patterns.
+func (b *Block) quietStart(q *quietStates) uint8 {
+	if !b.w.r.builtinOnly {
+		return quietStop
+	}
+	return q.start(b.released)
 }
 
 // wake ends quiet: the stream's buffer is made again, the context the scanner may read
