@@ -2,6 +2,7 @@ package stages
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,6 +79,7 @@ type cleanUpdate struct {
 	// texts (string values) start in its snapshots.
 	deltaAt, deltaEnd int
 	textsAt           []int
+	movedTexts        []int // textsAt moved to the next line, by updateAgain (its buffer, reused)
 }
 
 // blockTextKeys names the members whose values change from one full-form update to the
@@ -359,27 +361,26 @@ func (s *Redact) updateAgain(f *Frame, id lineID) bool {
 	// Where the delta and the texts are now: before a body that changed, nothing moved.
 	ds := ix.Moved(c.deltaAt)
 	de := ds + c.deltaEnd - c.deltaAt // unless the delta changed
-	texts := 0
-	for i := range ix.Changes() {
-		m := ix.ChangedValueAt(i)
-		if m.ValStart == ds {
+	texts := c.movedTexts[:0]
+	for _, at := range c.textsAt {
+		texts = append(texts, ix.Moved(at))
+	}
+	c.movedTexts = texts
+	changes, textsChanged := ix.Changes(), 0
+	for i := range changes {
+		if m := ix.ChangedValueAt(i); m.ValStart == ds {
 			de = m.ValEnd
-			continue
-		}
-		k := 0
-		for k < len(c.textsAt) && ix.Moved(c.textsAt[k]) != m.ValStart {
-			k++
-		}
-		if k == len(c.textsAt) {
+		} else if slices.Contains(texts, m.ValStart) {
+			textsChanged++
+		} else {
 			return false // another string changed
 		}
-		texts++
 	}
-	if texts != len(c.textsAt) {
+	if textsChanged != len(texts) {
 		return false // a text that did not change, though the text released grows
 	}
 	released, delta := c.block.stream.Released(), line[ds+1:de-1]
-	for i := range ix.Changes() {
+	for i := range changes {
 		if m := ix.ChangedValueAt(i); m.ValStart != ds {
 			text := line[m.ValStart+1 : m.ValEnd-1]
 			if len(text) != len(released)+len(delta) || !bytes.Equal(text[:len(released)], released) ||
@@ -392,9 +393,7 @@ func (s *Redact) updateAgain(f *Frame, id lineID) bool {
 		return false
 	}
 	c.line, c.deltaAt, c.deltaEnd = id, ds, de
-	for k, at := range c.textsAt {
-		c.textsAt[k] = ix.Moved(at)
-	}
+	c.textsAt, c.movedTexts = texts, c.textsAt
 	return true
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/basecontext/base-context/codec"
@@ -259,5 +260,46 @@ func TestRedactUpdateAgainAsWalked(t *testing.T) {
 	}
 	if taken == 0 || cleanTaken != 2*99 {
 		t.Errorf("updateAgain took %d updates of the streams with secrets, %d of the 200 deltas of a clean one", taken, cleanTaken)
+	}
+}
+
+// Full-form updates whose snapshots lag the delta (one, the other or both keep the text of
+// the update before), whose delta repeats the one before, or is empty, are redacted as
+// walked; the repeated delta's update is taken by updateAgain.
+func TestRedactUpdateAgainSnapshotsThatLag(t *testing.T) {
+	update := func(delta, partial, message string) string {
+		snap := func(text string) string {
+			return `{"role":"assistant","content":[{"type":"text","text":"` + text + `"}],"api":"a"}`
+		}
+		return `{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"` + delta +
+			`","partial":` + snap(partial) + `},"message":` + snap(message) + `}`
+	}
+	start := `{"type":"message_start","message":{"role":"assistant","content":[],"api":"a"}}` + "\n" +
+		`{"type":"message_update","assistantMessageEvent":{"type":"text_start","contentIndex":0,"partial":{"role":"assistant","content":[{"type":"text","text":""}],"api":"a"}},"message":{"role":"assistant","content":[{"type":"text","text":""}],"api":"a"}}` + "\n" +
+		update("ab0 ", "ab0 ", "ab0 ") + "\n"
+	r, err := redact.New(redact.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		next  []string
+		taken int
+	}{
+		{[]string{update("def ", "ab0 def ", "ab0 ")}, 0},                        // message lags
+		{[]string{update("def ", "ab0 ", "ab0 def ")}, 0},                        // partial lags
+		{[]string{update("def ", "ab0 ", "ab0 ")}, 0},                            // both lag
+		{[]string{update("ab0 ", "ab0 ab0 ", "ab0 ab0 ")}, 1},                    // the same delta again
+		{[]string{update("", "ab0 ", "ab0 "), update("x", "ab0 x", "ab0 x")}, 0}, // an empty delta: nothing changed but it
+		{[]string{update("d", "ab0 d", "ab0 d"), update("e", "ab0 de", "ab0 d")}, 1},
+	} {
+		in := []byte(start + strings.Join(c.next, "\n") + "\n")
+		taken := 0
+		got := redactedBy(t, shortcuts{NewRedact(r), &taken}, in)
+		if want := redactedBy(t, forgetful{NewRedact(r)}, in); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", c.next, got, want)
+		}
+		if taken != c.taken {
+			t.Errorf("%s: updateAgain took %d updates, want %d", c.next, taken, c.taken)
+		}
 	}
 }
