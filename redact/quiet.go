@@ -176,12 +176,15 @@ func (q *quietStates) start(context []byte) uint8 {
 // automaton was built for, finds no candidate in piece after bytes of state s (quietStop
 // says nothing).
 func (q *quietStates) run(s uint8, piece []byte) uint8 {
+	// The state is kept as the start of its row; the mask proves the index in the table.
+	next := &q.next
+	row := uint(s) << 8
 	for _, c := range piece {
-		if s = q.next[int(s&(quietRows-1))<<8|int(c)]; s == quietStop {
+		if row = uint(next[(row|uint(c))&(quietRows*256-1)]) << 8; row == 0 {
 			break
 		}
 	}
-	return s
+	return uint8(row >> 8)
 }
 
 // quiet reports that the automaton crosses piece after context (see run).
