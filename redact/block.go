@@ -28,6 +28,10 @@ type Block struct {
 	// plain: the text released holds no quote and no backslash, so that a JSON string
 	// holds it as it is (Plain).
 	plain bool
+	// quietState is the state quietStates left the text released in when it was quietLen
+	// long: the next piece of a quiet block is crossed from there (see quietPiece).
+	quietState uint8
+	quietLen   int
 
 	// The length of the text received, its hash, and the rules that redacted it: a
 	// finished text's redaction is remembered, in the walker's cache, for the events
@@ -49,6 +53,7 @@ func (b *Block) Start(w *Walker, args bool) {
 	b.text.reset(kindNone)
 	b.argSrc.reset()
 	b.quiet, b.plain = !args, !args
+	b.quietLen = -1
 	b.hash.SetSeed(w.cache.seed)
 	b.hashing = false
 }
@@ -81,6 +86,11 @@ func (b *Block) Push(delta []byte) (out []byte, asCame bool) {
 	}
 	b.n += len(delta)
 	if b.quiet {
+		if b.quietPiece(b.w.r.textQuiet, delta) {
+			b.released = append(b.released, delta...)
+			b.notePlain(before)
+			return b.released[before:], true
+		}
 		b.released = append(b.released, delta...)
 		if b.w.r.quietFrom(b.released, before, &b.w.r.candidates) {
 			b.notePlain(before)
@@ -101,11 +111,12 @@ func (b *Block) Push(delta []byte) (out []byte, asCame bool) {
 // crosses the string's body, so that a body without one is not decoded.
 func (b *Block) PushString(raw []byte, start, end int) (out []byte, asCame bool) {
 	if b.quiet {
+		if b.PushQuiet(raw, start, end) {
+			return nil, true
+		}
 		before := len(b.released)
 		b.released = append(b.released, raw[start+1:end-1]...)
 		if b.w.r.quietFrom(b.released, before, &b.w.r.rawCandidates) {
-			// A valid string's body holds no bare quote, and this one no escape: plain
-			// stays as it was.
 			b.n += len(b.released) - before
 			return nil, true
 		}
@@ -116,6 +127,56 @@ func (b *Block) PushString(raw []byte, start, end int) (out []byte, asCame bool)
 		return nil, true
 	}
 	return out, false
+}
+
+// PushQuiet is PushString for a delta that a quiet block releases as it came, found so
+// by quietStates alone: it pushes the delta and reports true, or else does nothing and
+// reports false (the delta may still be released as it came by PushString). A caller
+// that must know what the block will release before it pushes asks this first.
+func (b *Block) PushQuiet(raw []byte, start, end int) bool {
+	// A valid string's body holds no bare quote, and one found quiet no escape: the body
+	// is its text, and plain stays as it was.
+	// (quietPiece written out: it is most of a delta line's redaction.)
+	if !b.quiet {
+		return false
+	}
+	body, q := raw[start+1:end-1], b.w.r.rawQuiet
+	s := b.quietState
+	if b.quietLen != len(b.released) {
+		s = b.quietStart(q)
+	}
+	if s = q.run(s, body); s == quietStop {
+		return false
+	}
+	b.released = append(b.released, body...)
+	b.quietState, b.quietLen = s, len(b.released)
+	b.n += len(body)
+	return true
+}
+
+// quietPiece reports that no rule can start in piece, the next text of a quiet block, by
+// the automaton q (its rules' textQuiet, or rawQuiet for a JSON string's body as encoded):
+// crossed from the state the automaton left the text released in when it crossed the piece
+// before, or else from the text's last bytes. With literals or patterns, it says nothing.
+func (b *Block) quietPiece(q *quietStates, piece []byte) bool {
+	s := b.quietState
+	if b.quietLen != len(b.released) {
+		s = b.quietStart(q)
+	}
+	if s = q.run(s, piece); s == quietStop {
+		return false
+	}
+	b.quietState, b.quietLen = s, len(b.released)+len(piece)
+	return true
+}
+
+// quietStart is the state of q after the text released, or quietStop with literals or
+// patterns.
+func (b *Block) quietStart(q *quietStates) uint8 {
+	if !b.w.r.builtinOnly {
+		return quietStop
+	}
+	return q.start(b.released)
 }
 
 // wake ends quiet: the stream's buffer is made again, the context the scanner may read

@@ -39,6 +39,8 @@ type Redactor struct {
 	// candidates classes each byte for nextCandidate; rawCandidates also stops at a
 	// backslash, for the body of a JSON string that may hold escapes.
 	candidates, rawCandidates [256]uint8
+	// textQuiet and rawQuiet are the automata of quietStates for those tables.
+	textQuiet, rawQuiet *quietStates
 }
 
 // minToken is the shortest built-in match without a digit, ':' or '.': a token (AKIA and
@@ -151,6 +153,7 @@ func New(opts Options) (*Redactor, error) {
 	r.candidates = r.candidateClasses()
 	r.rawCandidates = r.candidates
 	r.rawCandidates['\\'] = candAlways
+	r.textQuiet, r.rawQuiet = newQuietStates(&r.candidates), newQuietStates(&r.rawCandidates)
 	r.wordsSafe = len(r.patterns) == 0 && (len(r.literals) == 0 || r.minText >= minToken)
 	for _, id := range r.ids {
 		if !validID(id) {

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,12 @@ type Redact struct {
 
 	clean    cleanDelta
 	deltaEnc []byte // a redacted delta's encoding, reused
+
+	cleanFull cleanUpdate
+	// While update walks a line: the block its delta went to, and where content found
+	// that block's text in the line's snapshots (the starts of the string values).
+	textsOf *redactBlock
+	textsAt []int
 }
 
 // cleanDelta is the last line if it was a delta-form update (a delta without a snapshot)
@@ -57,6 +64,27 @@ type cleanDelta struct {
 	line  lineID
 	block *redactBlock // the update's block, s.blocks[its contentIndex]
 }
+
+// cleanUpdate is the last line if it was a full-form update (a delta and its snapshots)
+// that the stage passed on unchanged: its delta released as it came and its snapshots
+// showing the block's text as released. The next update of the full form is mostly that
+// line but for the bodies of its delta and of the block's texts in its snapshots
+// (Frame.repeatsBodiesOf): when those are all that changed, the new delta is released as
+// it came, and the new texts are the text released so far and that delta, the line is
+// passed on unchanged in turn, its members neither found nor walked (updateAgain).
+type cleanUpdate struct {
+	line  lineID
+	block *redactBlock
+	// Where the delta's string value starts and ends in the line, and where the block's
+	// texts (string values) start in its snapshots.
+	deltaAt, deltaEnd int
+	textsAt           []int
+	movedTexts        []int // textsAt moved to the next line, by updateAgain (its buffer, reused)
+}
+
+// blockTextKeys names the members whose values change from one full-form update to the
+// next: the delta, and a text or thinking block's text in the snapshots.
+var blockTextKeys = []string{"delta", "text", "thinking"}
 
 // NewRedact returns the stage, redacting with r.
 func NewRedact(r *redact.Redactor) *Redact {
@@ -192,10 +220,15 @@ func (s *Redact) finish(b *redactBlock) []byte {
 }
 
 func (s *Redact) Push(f *Frame, emit Emit) error {
-	clean := s.clean.line
-	s.clean.line = lineID{}
-	if f.Event == nil && f.Check() == nil && f.repeatsDeltaOf(clean) {
-		return s.deltaAgain(f, emit)
+	clean, cleanFull := s.clean.line, s.cleanFull.line
+	s.clean.line, s.cleanFull.line = lineID{}, lineID{}
+	if f.Event == nil && f.Check() == nil {
+		if f.repeatsDeltaOf(clean) {
+			return s.deltaAgain(f, lineID{clean.frame, clean.n + 1}, emit)
+		}
+		if f.repeatsBodiesOf(cleanFull, blockTextKeys) && s.updateAgain(f, lineID{cleanFull.frame, cleanFull.n + 1}) {
+			return emit(f)
+		}
 	}
 	if u, ok := f.Event.(*codec.MessageUpdate); ok {
 		return s.typedUpdate(u, emit)
@@ -295,14 +328,18 @@ func syntheticDelta(kind, idx int, tail, id, snap []byte) []byte {
 }
 
 // deltaAgain redacts a line that is s.clean's line but for the text of its delta: the
-// next delta of the block that line's delta went to.
-func (s *Redact) deltaAgain(f *Frame, emit Emit) error {
+// next delta of the block that line's delta went to. id is the line's (repeatsDeltaOf
+// found it to be the one after s.clean's).
+func (s *Redact) deltaAgain(f *Frame, id lineID, emit Emit) error {
 	c := &s.clean
-	c.line = f.checkedLine() // clean around its delta too, whatever its delta becomes
+	c.line = id // clean around its delta too, whatever its delta becomes
 	line := f.Line()
 	delta := f.index.ChangedValue()
 	ds, de := delta.ValStart, delta.ValEnd
 	// s.full and s.lastID stay as c's line left them: a delta-form update, with the same id.
+	if c.block.stream.PushQuiet(line, ds, de) {
+		return emit(f)
+	}
 	out, asCame := c.block.stream.PushString(line, ds, de)
 	if asCame {
 		return emit(f)
@@ -310,6 +347,54 @@ func (s *Redact) deltaAgain(f *Frame, emit Emit) error {
 	s.deltaEnc = codec.AppendString(s.deltaEnc[:0], codec.UnsafeString(out))
 	s.out = append(append(append(s.out[:0], line[:ds]...), s.deltaEnc...), line[de:]...)
 	return emit(f.Edited(s.out))
+}
+
+// updateAgain passes on a line that is s.cleanFull's line but for the bodies of strings
+// that are values of blockTextKeys (id is the line's): when those are its delta and its
+// block's texts in its snapshots, and the delta is one the block releases as it came,
+// and the texts are the text released and that delta, it pushes the delta and reports
+// true: the line is redacted as it came. Otherwise it changes nothing and reports false.
+func (s *Redact) updateAgain(f *Frame, id lineID) bool {
+	c := &s.cleanFull
+	ix := &f.index
+	line := f.Line()
+	// Where the delta and the texts are now: before a body that changed, nothing moved.
+	ds := ix.Moved(c.deltaAt)
+	de := ds + c.deltaEnd - c.deltaAt // unless the delta changed
+	texts := c.movedTexts[:0]
+	for _, at := range c.textsAt {
+		texts = append(texts, ix.Moved(at))
+	}
+	c.movedTexts = texts
+	changes, textsChanged := ix.Changes(), 0
+	for i := range changes {
+		if m := ix.ChangedValueAt(i); m.ValStart == ds {
+			de = m.ValEnd
+		} else if slices.Contains(texts, m.ValStart) {
+			textsChanged++
+		} else {
+			return false // another string changed
+		}
+	}
+	if textsChanged != len(texts) {
+		return false // a text that did not change, though the text released grows
+	}
+	released, delta := c.block.stream.Released(), line[ds+1:de-1]
+	for i := range changes {
+		if m := ix.ChangedValueAt(i); m.ValStart != ds {
+			text := line[m.ValStart+1 : m.ValEnd-1]
+			if len(text) != len(released)+len(delta) || !bytes.Equal(text[:len(released)], released) ||
+				!bytes.Equal(text[len(released):], delta) {
+				return false
+			}
+		}
+	}
+	if !c.block.stream.PushQuiet(line, ds, de) {
+		return false
+	}
+	c.line, c.deltaAt, c.deltaEnd = id, ds, de
+	c.textsAt, c.movedTexts = texts, c.textsAt
+	return true
 }
 
 // pushDelta runs the delta whose string is raw[start:end] through block b, and returns the
@@ -414,6 +499,7 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 	base := ame.ValStart
 	s.js.Reset()
 	deltaWalked, deltaEdited := false, false
+	s.textsOf, s.textsAt = b, s.textsAt[:0]
 	s.js.Object(line, codec.SkipSpace(line, 0), func(key []byte, vs int) (int, bool) {
 		switch {
 		case vs == ame.ValStart:
@@ -452,8 +538,15 @@ func (s *Redact) update(f *Frame, emit Emit) error {
 		}
 		return 0, false
 	})
+	s.textsOf = nil
 	if n := len(s.js.Edits()); deltaWalked && !msg.Exists() && !ev.has(evPartial) && (n == 0 || n == 1 && deltaEdited) {
 		s.clean.line, s.clean.block = f.checkedLine(), b
+	}
+	if d := ev.member(evDelta); deltaWalked && len(s.js.Edits()) == 0 && (msg.Exists() || ev.has(evPartial)) &&
+		b.kind != blockToolCall && b.stream.Plain() {
+		c := &s.cleanFull
+		c.line, c.block, c.deltaAt, c.deltaEnd = f.checkedLine(), b, base+d.ValStart, base+d.ValEnd
+		c.textsAt = append(c.textsAt[:0], s.textsAt...)
 	}
 	out := line
 	if len(s.js.Edits()) > 0 {
@@ -717,6 +810,9 @@ func (s *Redact) content(b []byte, cs int) int {
 		return j.Object(b, evs, func(k []byte, fvs int) (int, bool) {
 			if string(k) != field {
 				return 0, false
+			}
+			if blk == s.textsOf {
+				s.textsAt = append(s.textsAt, fvs)
 			}
 			if fvs-evs == seen.textAt && seen.textLen == len(blk.stream.Released()) { // the text as released
 				return fvs + len(blk.stream.Released()) + 2, true

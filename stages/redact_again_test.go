@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/basecontext/base-context/codec"
@@ -13,12 +14,14 @@ import (
 )
 
 // forgetful is the redaction stage made to walk every line: it forgets, after each line, the
-// update it found clean around its delta, so that no line is taken for that update again.
+// update it found clean around its delta, and the full-form update it passed on unchanged,
+// so that no line is taken for either again.
 type forgetful struct{ *Redact }
 
 func (s forgetful) Push(f *Frame, emit Emit) error {
 	err := s.Redact.Push(f, emit)
 	s.clean = cleanDelta{}
+	s.cleanFull.line = lineID{}
 	return err
 }
 
@@ -141,6 +144,162 @@ func TestRedactDeltaAgainAsWalked(t *testing.T) {
 				}
 				t.Fatalf("stream %d, options %+v: %d lines, walking every line %d", n, opts, len(g), len(w))
 			}
+		}
+	}
+}
+
+// shortcuts counts the full-form updates the stage passed on by updateAgain: an update it
+// did not walk (walking one counts a generation) after which it holds a clean update.
+type shortcuts struct {
+	*Redact
+	n *int
+}
+
+func (s shortcuts) Push(f *Frame, emit Emit) error {
+	gen := s.gen
+	err := s.Redact.Push(f, emit)
+	if f.Event == nil && f.Check() == nil && f.Type() == codec.TypeMessageUpdate && s.gen == gen && s.cleanFull.line != (lineID{}) {
+		*s.n++
+	}
+	return err
+}
+
+// spoiled changes, now and then, a text in a line's snapshots (a byte dropped, a byte added,
+// an escape added), or another string, so that snapshots lag, run ahead of or differ from
+// the text released, and strings other than texts change from one update to the next.
+func spoiled(rnd *rand.Rand, in []byte) []byte {
+	var out []byte
+	for _, line := range bytes.SplitAfter(in, []byte("\n")) {
+		if rnd.IntN(8) == 0 {
+			key := [][]byte{[]byte(`"text":"`), []byte(`"thinking":"`), []byte(`"model":"`), []byte(`"delta":"`)}[rnd.IntN(4)]
+			if n := bytes.Count(line, key); n > 0 {
+				at := 0
+				for range 1 + rnd.IntN(n) { // one of them, any
+					at += bytes.Index(line[at:], key) + len(key)
+				}
+				switch rnd.IntN(4) {
+				case 0:
+					if line[at] != '"' && line[at] != '\\' {
+						line = append(line[:at:at], line[at+1:]...)
+					}
+				case 1:
+					line = append(line[:at:at], append([]byte("x"), line[at:]...)...)
+				case 2:
+					line = append(line[:at:at], append([]byte(`\"`), line[at:]...)...)
+				default:
+					line = append(line[:at:at], append([]byte("password=hunter2x9Zq "), line[at:]...)...)
+				}
+			}
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
+// A full-form update passed on by updateAgain is redacted as the walk over all its strings
+// would redact it: on the full form of streams of deltas full of secrets (deltaStream
+// expanded), with the lines changing now and then, and with snapshots spoiled now and then,
+// the stage writes what it writes walking every line; and it takes the shortcut for most
+// updates of clean text.
+func TestRedactUpdateAgainAsWalked(t *testing.T) {
+	var secrets []string
+	for _, c := range redacttest.Corpus(t) {
+		secrets = append(secrets, c.Text, c.Secret)
+	}
+	options := []redact.Options{
+		{},
+		{Literals: []redact.Literal{{ID: "literal", Value: "0001"}, {ID: "env:X", Value: "hunter2"}}},
+		{Patterns: []string{`x9[A-Z]`}, Rules: []string{"jwt", "generic-secret"}},
+	}
+	rnd := rand.New(rand.NewPCG(7, 8))
+	taken := 0
+	for n := range 15 {
+		in := []byte(redactedBy(t, NewExpand(), deltaStream(rnd, secrets)))
+		if n%2 == 1 {
+			in = spoiled(rnd, in)
+		}
+		for _, opts := range options {
+			r, err := redact.New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := redactedBy(t, shortcuts{NewRedact(r), &taken}, in)
+			want := redactedBy(t, forgetful{NewRedact(r)}, in)
+			if got != want {
+				g, w := bytes.Split([]byte(got), []byte("\n")), bytes.Split([]byte(want), []byte("\n"))
+				for k := range min(len(g), len(w)) {
+					if !bytes.Equal(g[k], w[k]) {
+						t.Fatalf("stream %d, options %+v, line %d:\n got %s\nwant %s", n, opts, k+1, g[k], w[k])
+					}
+				}
+				t.Fatalf("stream %d, options %+v: %d lines, walking every line %d", n, opts, len(g), len(w))
+			}
+		}
+	}
+	// A clean text and a clean thinking streamed in the full form: every delta but the
+	// first of each block.
+	var deltas []byte
+	line := func(format string, args ...any) { deltas = append(fmt.Appendf(deltas, format, args...), '\n') }
+	line(`{"type":"message_start","messageId":1,"message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{},"stopReason":"stop","timestamp":1}}`)
+	for idx, kind := range []string{"thinking", "text"} {
+		line(`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"%s_start","contentIndex":%d}}`, kind, idx)
+		for k := range 100 {
+			line(`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"%s_delta","contentIndex":%d,"delta":"%04d, and "}}`, kind, idx, k)
+		}
+		line(`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"%s_end","contentIndex":%d}}`, kind, idx)
+	}
+	line(`{"type":"message_end","messageId":1,"message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{},"stopReason":"stop","timestamp":1}}`)
+	clean := []byte(redactedBy(t, NewExpand(), deltas))
+	r, err := redact.New(redact.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanTaken := 0
+	if got := redactedBy(t, shortcuts{NewRedact(r), &cleanTaken}, clean); got != string(clean) {
+		t.Fatalf("a clean stream changed:\n%s", got)
+	}
+	if taken == 0 || cleanTaken != 2*99 {
+		t.Errorf("updateAgain took %d updates of the streams with secrets, %d of the 200 deltas of a clean one", taken, cleanTaken)
+	}
+}
+
+// Full-form updates whose snapshots lag the delta (one, the other or both keep the text of
+// the update before), whose delta repeats the one before, or is empty, are redacted as
+// walked; the repeated delta's update is taken by updateAgain.
+func TestRedactUpdateAgainSnapshotsThatLag(t *testing.T) {
+	update := func(delta, partial, message string) string {
+		snap := func(text string) string {
+			return `{"role":"assistant","content":[{"type":"text","text":"` + text + `"}],"api":"a"}`
+		}
+		return `{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"` + delta +
+			`","partial":` + snap(partial) + `},"message":` + snap(message) + `}`
+	}
+	start := `{"type":"message_start","message":{"role":"assistant","content":[],"api":"a"}}` + "\n" +
+		`{"type":"message_update","assistantMessageEvent":{"type":"text_start","contentIndex":0,"partial":{"role":"assistant","content":[{"type":"text","text":""}],"api":"a"}},"message":{"role":"assistant","content":[{"type":"text","text":""}],"api":"a"}}` + "\n" +
+		update("ab0 ", "ab0 ", "ab0 ") + "\n"
+	r, err := redact.New(redact.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		next  []string
+		taken int
+	}{
+		{[]string{update("def ", "ab0 def ", "ab0 ")}, 0},                        // message lags
+		{[]string{update("def ", "ab0 ", "ab0 def ")}, 0},                        // partial lags
+		{[]string{update("def ", "ab0 ", "ab0 ")}, 0},                            // both lag
+		{[]string{update("ab0 ", "ab0 ab0 ", "ab0 ab0 ")}, 1},                    // the same delta again
+		{[]string{update("", "ab0 ", "ab0 "), update("x", "ab0 x", "ab0 x")}, 0}, // an empty delta: nothing changed but it
+		{[]string{update("d", "ab0 d", "ab0 d"), update("e", "ab0 de", "ab0 d")}, 1},
+	} {
+		in := []byte(start + strings.Join(c.next, "\n") + "\n")
+		taken := 0
+		got := redactedBy(t, shortcuts{NewRedact(r), &taken}, in)
+		if want := redactedBy(t, forgetful{NewRedact(r)}, in); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", c.next, got, want)
+		}
+		if taken != c.taken {
+			t.Errorf("%s: updateAgain took %d updates, want %d", c.next, taken, c.taken)
 		}
 	}
 }
