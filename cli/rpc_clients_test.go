@@ -45,7 +45,10 @@ func runUpstreamClient(t *testing.T, bin string) {
 		}
 	}
 	dir := t.TempDir()
-	chunks := make([]string, 10)
+	// The first answer streams for 1.5 s: the steer and the follow-up the client sends after
+	// its first delta must arrive while it streams, on a loaded machine too (with 0.3 s a
+	// steer once came after the run had ended, and started a third).
+	chunks := make([]string, 50)
 	for i := range chunks {
 		chunks[i] = "tick "
 	}
