@@ -237,7 +237,9 @@ func (ix *Index) lastRepeatedAs(b []byte, end, was int) {
 // the last of them, as if each had been checked in turn; RepeatLastRun returns the bytes they
 // take, LFs included, and how many they are. (The next deltas of a block come so: most lines
 // of the delta form, which a stage that passes them as they come need not see one by one.)
-func (ix *Index) RepeatLastRun(pending []byte) (n, lines int) {
+// With accept, the run also ends before the first line whose new string value (as written,
+// quotes included) accept refuses; accept is asked of each line in turn.
+func (ix *Index) RepeatLastRun(pending []byte, accept func(str []byte) bool) (n, lines int) {
 	old, last := ix.prev, ix.notes.last
 	if len(old) == 0 || last.body == 0 {
 		return 0, 0
@@ -253,7 +255,8 @@ func (ix *Index) RepeatLastRun(pending []byte) (n, lines int) {
 		after, ok := validString(p, len(prefix))
 		quote := after - 1
 		k := quote + len(tail)
-		if !ok || k >= len(p) || p[k] != '\n' || !sameShort(p[quote:k], tail) || hasEscapeShort(p[len(prefix):quote]) {
+		if !ok || k >= len(p) || p[k] != '\n' || !sameShort(p[quote:k], tail) || hasEscapeShort(p[len(prefix):quote]) ||
+			accept != nil && !accept(p[len(prefix)-1:after]) {
 			break
 		}
 		at, was, end = n, end, quote

@@ -318,7 +318,7 @@ func FuzzRepeatLastRun(f *testing.F) {
 		var steps Index
 		CheckObjectIndexed([]byte(first), &steps)
 		for pos := 0; pos < len(input); {
-			n, lines := ix.RepeatLastRun(input[pos:])
+			n, lines := ix.RepeatLastRun(input[pos:], nil)
 			if lines == 0 {
 				// Where the run stops, a step finds no plain repeat of the last string's body.
 				end := pos + bytes.IndexByte(input[pos:], '\n')
@@ -372,12 +372,12 @@ func TestRepeatLastRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := []byte(input)
-	n, lines := ix.RepeatLastRun(in)
+	n, lines := ix.RepeatLastRun(in, nil)
 	if lines != 3 || n != len(d("a")+d("b")+d("c\\n")) || ix.Count() != 4 || !ix.Indexed(in[n-len(d("c\\n")):n-1]) {
 		t.Fatalf("first run: %d bytes, %d lines, count %d", n, lines, ix.Count())
 	}
 	rest := in[n:]
-	if _, lines := ix.RepeatLastRun(rest); lines != 0 {
+	if _, lines := ix.RepeatLastRun(rest, nil); lines != 0 {
 		t.Fatal("a run took a line with a \\u escape in its delta")
 	}
 	k := ix.CheckRepeatedLine(rest)
@@ -385,12 +385,20 @@ func TestRepeatLastRun(t *testing.T) {
 		t.Fatalf("the line with \\u00e9: %d, unambiguous %v", k, ix.Unambiguous())
 	}
 	rest = rest[k+1:]
-	n, lines = ix.RepeatLastRun(rest)
+	n, lines = ix.RepeatLastRun(rest, nil)
 	if lines != 2 || !ix.Unambiguous() || !bytes.HasPrefix(rest[n:], []byte(`{"type":"message_update","messageId":2}`)) {
 		t.Fatalf("second run: %d lines, unambiguous %v, stopped at %q", lines, ix.Unambiguous(), rest[n:])
 	}
 	last := d("h")
-	if _, lines := ix.RepeatLastRun([]byte(last[:len(last)-1])); lines != 0 {
+	if _, lines := ix.RepeatLastRun([]byte(last[:len(last)-1]), nil); lines != 0 {
 		t.Fatal("a run took a line without its LF")
+	}
+	// With accept, the run ends before the first delta it refuses, which is not counted.
+	var asked []string
+	accept := func(str []byte) bool { asked = append(asked, string(str)); return string(str) != `"k"` }
+	in = []byte(d("i") + d("j") + d("k") + d("l"))
+	n, lines = ix.RepeatLastRun(in, accept)
+	if lines != 2 || n != len(d("i")+d("j")) || ix.Count() != 9 || !slices.Equal(asked, []string{`"i"`, `"j"`, `"k"`}) {
+		t.Fatalf("a run with accept: %d lines, count %d, asked %q", lines, ix.Count(), asked)
 	}
 }

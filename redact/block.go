@@ -129,6 +129,10 @@ func (b *Block) PushString(raw []byte, start, end int) (out []byte, asCame bool)
 	return out, false
 }
 
+// Quiet reports whether PushQuiet may release the next delta as it came: the block is quiet
+// and the rules are the built-in ones alone.
+func (b *Block) Quiet() bool { return b.quiet && b.w.r.builtinOnly }
+
 // PushQuiet is PushString for a delta that a quiet block releases as it came, found so
 // by quietStates alone: it pushes the delta and reports true, or else does nothing and
 // reports false (the delta may still be released as it came by PushString). A caller

@@ -349,6 +349,26 @@ func (s *Redact) deltaAgain(f *Frame, id lineID, emit Emit) error {
 	return emit(f.Edited(s.out))
 }
 
+// NextDeltas: after a delta redacted from the clean line before it, in a quiet block, the next
+// deltas of the block pass as they came while the block releases each as it came
+// (AcceptsDelta).
+func (s *Redact) NextDeltas() NextDeltas {
+	if s.clean.line != (lineID{}) && s.clean.block.stream.Quiet() {
+		return AcceptDeltas
+	}
+	return PushDeltas
+}
+
+// AcceptsDelta gives the quiet block the delta when it releases it as it came.
+func (s *Redact) AcceptsDelta(str []byte) bool {
+	return s.clean.block.stream.PushQuiet(str, 0, len(str))
+}
+
+func (s *Redact) SkippedDeltas(run DeltaRun) error {
+	s.clean.line = run.Last.checkedLine()
+	return nil
+}
+
 // updateAgain passes on a line that is s.cleanFull's line but for the bodies of strings
 // that are values of blockTextKeys (id is the line's): when those are its delta and its
 // block's texts in its snapshots, and the delta is one the block releases as it came,

@@ -70,11 +70,18 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 	}
 	// What the stage said it does with the next deltas of a block, after the last Push.
 	skipper, _ := st.(DeltaSkipper)
+	var accepts func([]byte) bool // made once: a method value made per run would be allocated
+	if filter, ok := st.(DeltaFilter); ok {
+		accepts = filter.AcceptsDelta
+	}
 	next := PushDeltas
 	push := func(f *Frame) error {
 		err := st.Push(f, emit)
 		if skipper != nil {
 			next = skipper.NextDeltas()
+			if next == AcceptDeltas && accepts == nil {
+				next = PushDeltas // a stage that cannot be asked
+			}
 		}
 		return err
 	}
@@ -85,12 +92,16 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 			// need not go through it one by one: found in what is read, they are checked
 			// and passed on (or dropped) together.
 			if next != PushDeltas && frame.nextDeltasFollow() {
-				if n, count := frame.index.RepeatLastRun(lr.Pending()); count > 0 {
+				var accept func([]byte) bool
+				if next == AcceptDeltas {
+					accept = accepts
+				}
+				if n, count := frame.index.RepeatLastRun(lr.Pending(), accept); count > 0 {
 					lines := lr.TakeLines(n, count)
 					stats.Lines += count
 					last := lines[bytes.LastIndexByte(lines[:n-1], '\n')+1 : n-1]
 					frame.tookDeltas(last, lr.Line())
-					if next == PassDeltas {
+					if next == PassDeltas || next == AcceptDeltas {
 						if err := pass(lines); err != nil {
 							return stats, err
 						}

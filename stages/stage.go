@@ -349,10 +349,11 @@ type Stage interface {
 type NextDeltas uint8
 
 const (
-	PushDeltas NextDeltas = iota // not known: each is pushed
-	PassDeltas                   // each is passed on as it came
-	DropDeltas                   // each is dropped
-	EditDeltas                   // each is edited: SkippedDeltas emits what it makes of it (DeltaRun.Emit)
+	PushDeltas   NextDeltas = iota // not known: each is pushed
+	PassDeltas                     // each is passed on as it came
+	DropDeltas                     // each is dropped
+	EditDeltas                     // each is edited: SkippedDeltas emits what it makes of it (DeltaRun.Emit)
+	AcceptDeltas                   // each the stage accepts is passed on as it came (DeltaFilter)
 )
 
 // A DeltaSkipper is a stage that can tell, right after a Push of a line read from input, what
@@ -367,6 +368,17 @@ const (
 type DeltaSkipper interface {
 	Stage
 	DeltaSkipping
+}
+
+// A DeltaFilter is a DeltaSkipper that may answer AcceptDeltas: pass on as they came the
+// deltas it accepts. Run asks it of each delta of a run, in order, and ends the run before
+// the first it refuses, which is then pushed. Accepting a delta may change the stage (it was
+// given that delta); refusing it must not. (A chain does not ask its stages so: it pushes
+// every delta to a stage that answers so.)
+type DeltaFilter interface {
+	DeltaSkipper
+	// AcceptsDelta is given the delta's string value as written, quotes included.
+	AcceptsDelta(str []byte) bool
 }
 
 // DeltaSkipping is what a stage (DeltaSkipper) or a sink (which drops every line it is given)
