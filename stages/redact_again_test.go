@@ -109,19 +109,24 @@ func redactedBy(t *testing.T, st Stage, in []byte) string {
 	return out.String()
 }
 
-// A line taken for the last update found clean around its delta is redacted as the walk over
-// all its strings would redact it: on streams of deltas full of secrets, with the lines
-// around the deltas changing now and then, the stage writes what it writes walking every line.
-func TestRedactDeltaAgainAsWalked(t *testing.T) {
-	var secrets []string
+// walkedCases are what the shortcuts are held to the walk with: the corpus's secrets and
+// texts, and rule sets with the built-in rules alone, with literals, and with patterns.
+func walkedCases(t *testing.T) (secrets []string, options []redact.Options) {
 	for _, c := range redacttest.Corpus(t) {
 		secrets = append(secrets, c.Text, c.Secret)
 	}
-	options := []redact.Options{
+	return secrets, []redact.Options{
 		{},
 		{Literals: []redact.Literal{{ID: "literal", Value: "0001"}, {ID: "env:X", Value: "hunter2"}}},
 		{Patterns: []string{`x9[A-Z]`}, Rules: []string{"jwt", "generic-secret"}},
 	}
+}
+
+// A line taken for the last update found clean around its delta is redacted as the walk over
+// all its strings would redact it: on streams of deltas full of secrets, with the lines
+// around the deltas changing now and then, the stage writes what it writes walking every line.
+func TestRedactDeltaAgainAsWalked(t *testing.T) {
+	secrets, options := walkedCases(t)
 	rnd := rand.New(rand.NewPCG(5, 6))
 	for n := range 15 {
 		in := deltaStream(rnd, secrets)
@@ -202,15 +207,7 @@ func spoiled(rnd *rand.Rand, in []byte) []byte {
 // the stage writes what it writes walking every line; and it takes the shortcut for most
 // updates of clean text.
 func TestRedactUpdateAgainAsWalked(t *testing.T) {
-	var secrets []string
-	for _, c := range redacttest.Corpus(t) {
-		secrets = append(secrets, c.Text, c.Secret)
-	}
-	options := []redact.Options{
-		{},
-		{Literals: []redact.Literal{{ID: "literal", Value: "0001"}, {ID: "env:X", Value: "hunter2"}}},
-		{Patterns: []string{`x9[A-Z]`}, Rules: []string{"jwt", "generic-secret"}},
-	}
+	secrets, options := walkedCases(t)
 	rnd := rand.New(rand.NewPCG(7, 8))
 	taken := 0
 	for n := range 15 {
