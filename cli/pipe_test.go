@@ -136,3 +136,42 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 	w.t.Logf("%s: %s", w.name, strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+// A filter reading a file into a pipe whose reader goes away (`| head`) ends quietly with
+// status 0, whether it was writing lines it made or lines it passed on from the file
+// (which go to a pipe from the file itself: see stages.Run).
+func TestFilterIntoAClosedPipeEndsQuietly(t *testing.T) {
+	bin, err := exec.LookPath("base-context") // installed in PATH by TestMain
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var stream strings.Builder
+	stream.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n")
+	for i := range 200000 { // 24 MB: more than any pipe holds
+		stream.WriteString(`{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"` + strings.Repeat("x", i%7) + `"}}` + "\n")
+	}
+	input := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(input, []byte(stream.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"deltas"}, {"select", "message_update"}, {"header", "--seq"}} {
+		c := exec.Command(bin, append(append([]string{"filter"}, args...), input)...)
+		var stderr strings.Builder
+		c.Stderr = &stderr
+		out, err := c.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(out, make([]byte, 1000)); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+		if err := c.Wait(); err != nil || stderr.Len() > 0 {
+			t.Errorf("filter %s into a closed pipe: %v, %q", strings.Join(args, " "), err, stderr.String())
+		}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"os"
 	"runtime/debug"
+	"unsafe"
 )
 
 // readSize is the size of a line reader's buffer: the size of its reads, and the line length
@@ -37,6 +39,12 @@ type LineReader struct {
 	line  int
 	long  []byte // the last long line, assembled
 	ahead []byte // where a file is read ahead to find where a long line ends
+	taken int64  // bytes read from r so far: buf[:end] are the last of them
+
+	// Where the reader started reading its input, when that is a regular file (-1 for
+	// anything else), found at the first FileRange.
+	origin      int64
+	originKnown bool
 }
 
 // NewLineReader reads lines from r.
@@ -111,6 +119,37 @@ func (lr *LineReader) TakeLines(n, count int) []byte {
 	return lines
 }
 
+// FileRange says where b, bytes the reader has returned and not read over since (a line, or
+// lines that follow one another in its buffer), lies in its input when that is a regular
+// file: the file and the offset of b[0], ok true. A writer may then send b from the file
+// (LineWriter.SpliceFrom) rather than from memory.
+func (lr *LineReader) FileRange(b []byte) (f *os.File, off int64, ok bool) {
+	f, isFile := lr.r.(*os.File)
+	if !isFile || len(b) == 0 || lr.end == 0 || !lr.regular(f) {
+		return nil, 0, false
+	}
+	at := uintptr(unsafe.Pointer(&b[0])) - uintptr(unsafe.Pointer(&lr.buf[0]))
+	if at >= uintptr(lr.end) || at+uintptr(len(b)) > uintptr(lr.end) {
+		return nil, 0, false // not in the buffer (a long line is assembled elsewhere)
+	}
+	return f, lr.origin + lr.taken - int64(lr.end) + int64(at), true
+}
+
+// regular reports whether f, the reader's input, is a regular file, and learns where the
+// reader started reading it (origin), once.
+func (lr *LineReader) regular(f *os.File) bool {
+	if lr.origin == 0 && !lr.originKnown {
+		lr.originKnown = true
+		lr.origin = -1
+		if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+			if pos, err := f.Seek(0, io.SeekCurrent); err == nil {
+				lr.origin = pos - lr.taken
+			}
+		}
+	}
+	return lr.origin >= 0
+}
+
 // Buffered reports whether a whole line is already read, so that the next ReadLine returns
 // without waiting for input.
 func (lr *LineReader) Buffered() bool {
@@ -135,6 +174,7 @@ func (lr *LineReader) fill() {
 		lr.start = 0
 	}
 	n, err := readSome(lr.r, lr.buf[lr.end:])
+	lr.taken += int64(n)
 	lr.end += n
 	lr.err = err
 }
@@ -202,6 +242,7 @@ func (lr *LineReader) readLongAt() (line []byte, ok bool) {
 	line = lr.long[:n]
 	copy(line, lr.buf[lr.start:lr.end])
 	got, err := io.ReadFull(lr.r, line[have:])
+	lr.taken += int64(got)
 	line = line[:have+got]
 	lr.start, lr.end, lr.next = 0, 0, -1
 	if err != nil { // the file ended sooner than it did a moment ago
@@ -230,6 +271,7 @@ func (lr *LineReader) readLong() ([]byte, error) {
 		for n < len(piece) && lf < 0 && err == nil {
 			var m int
 			m, err = readSome(lr.r, piece[n:])
+			lr.taken += int64(m)
 			if i := bytes.IndexByte(piece[n:n+m], '\n'); i >= 0 {
 				lf = n + i
 			}
@@ -285,10 +327,11 @@ func trimCR(b []byte) []byte {
 // NewBatchWriter it gathers lines in a buffer until Flush, so that a stream read in large
 // blocks is written in large blocks.
 type LineWriter struct {
-	w     io.Writer
-	buf   []byte
-	batch bool
-	err   error // the first write error: nothing more is written after it
+	w        io.Writer
+	buf      []byte
+	batch    bool
+	err      error // the first write error: nothing more is written after it
+	noSplice bool  // SpliceFrom found that w cannot take spliced bytes
 }
 
 // NewLineWriter writes lines to w, each as soon as it is written.

@@ -44,13 +44,28 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 	// Lines passed on as they were read are not copied: while they follow one another in
 	// the reader's buffer, with their LFs, they make one span, written from there before
 	// the reader reads again (or copied, when a line from elsewhere comes between).
+	// A large span read from a regular file goes to a pipe from the file itself (splice): the
+	// pipe gets the file's cached pages, and the bytes are not copied again.
 	var span []byte
+	var lr *codec.LineReader
+	writeSpan := func() error {
+		s := span
+		span = nil
+		if len(s) >= spliceSpan {
+			if f, off, ok := lr.FileRange(s); ok {
+				if done, err := out.SpliceFrom(f, off, len(s)); done || err != nil {
+					return err
+				}
+			}
+		}
+		return out.WriteThrough(s)
+	}
 	pass := func(lines []byte) error { // lines in the reader's buffer, with their LFs
 		if len(span) > 0 && cap(span) > len(span) && &span[:len(span)+1][len(span)] == &lines[0] {
 			span = span[:len(span)+len(lines)]
 			return nil
 		}
-		err := out.WriteThrough(span)
+		err := writeSpan()
 		span = lines
 		return err
 	}
@@ -61,10 +76,9 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 			}
 		}
 		if len(span) > 0 {
-			if err := out.WriteThrough(span); err != nil {
+			if err := writeSpan(); err != nil {
 				return err
 			}
-			span = nil
 		}
 		return f.WriteLine(out)
 	}
@@ -86,7 +100,12 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 		return err
 	}
 	for _, in := range inputs {
-		lr := codec.NewLineReader(in.Reader)
+		if len(span) > 0 { // the last input's: written while its reader is the one at hand
+			if err := writeSpan(); err != nil {
+				return stats, err
+			}
+		}
+		lr = codec.NewLineReader(in.Reader)
 		for {
 			// The next deltas of a block that the stage passes on as they come (or drops)
 			// need not go through it one by one: found in what is read, they are checked
@@ -126,8 +145,7 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 			}
 			if !lr.Buffered() {
 				// The reader is about to read again, into the memory the span is in.
-				err := out.WriteThrough(span)
-				span = nil
+				err := writeSpan()
 				if err == nil {
 					err = out.Flush()
 				}
@@ -164,11 +182,15 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 	if err := st.Flush(emit); err != nil {
 		return stats, err
 	}
-	if err := out.WriteThrough(span); err != nil {
+	if err := writeSpan(); err != nil {
 		return stats, err
 	}
 	return stats, out.Flush()
 }
+
+// spliceSpan is the span length from which Run sends a span from its file (a system call
+// that saves a copy) rather than copying it into the writer's buffer.
+const spliceSpan = 64 << 10
 
 // withLF extends line, a line in a reader's buffer, by the byte after it when that is an LF.
 func withLF(line []byte) ([]byte, bool) {
