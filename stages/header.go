@@ -43,6 +43,13 @@ type Header struct {
 	seqAt, seqLen int
 	restamped     bool  // the line pushed last was restamped so
 	out           Frame // the frame of a line restamped in a run of deltas
+
+	// For a run of the next deltas of the line restamped last: where its delta's body
+	// starts, what follows that delta (in the line, then kept in tail), and where the
+	// lines made go.
+	runBody     int
+	after, tail []byte
+	emit        Emit
 }
 
 // NewHeader returns the header stage.
@@ -85,9 +92,9 @@ func (h *Header) Push(f *Frame, emit Emit) error {
 	// new line's. (h.last is zero before any line is stamped: the line after it names no line
 	// checked.) Here, not in a function of its own: most lines of the delta form come so.
 	if h.last.frame != 0 && f.checkedLine() == (lineID{h.last.frame, h.last.n + 1}) && f.index.RepeatsStrings() {
-		if body := f.index.ChangedValueAt(0).ValStart + 1; body >= h.fixed {
-			h.restamped = true
-			return emit(f.Edited(h.restamp(f.line, body)))
+		if v := f.index.ChangedValueAt(0); v.ValStart+1 >= h.fixed {
+			h.restamped, h.emit, h.runBody, h.after = true, emit, v.ValStart+1, f.line[v.ValEnd:]
+			return emit(f.Edited(h.restamp(f.line, v.ValStart+1)))
 		}
 	}
 	h.restamped = false
@@ -284,6 +291,14 @@ func (h *Header) stamp(f *Frame) *Frame {
 // line, in h.buf: up to body it stays as it is, but for the digits of seq, and from there on
 // it is line's.
 func (h *Header) restamp(line []byte, body int) []byte {
+	h.bumpSeq(body)
+	h.buf = append(h.buf[:body+h.shift], line[body:]...)
+	h.last.n++
+	return h.buf
+}
+
+// bumpSeq counts the line restamped, in h.num and in the stamped line up to body.
+func (h *Header) bumpSeq(body int) {
 	if h.opts.Seq {
 		last := len(h.num) - 1
 		if d := h.num[last]; d != '9' { // only the last digit changes (nine lines in ten)
@@ -293,28 +308,35 @@ func (h *Header) restamp(line []byte, body int) []byte {
 			h.carry(body)
 		}
 	}
-	h.buf = append(h.buf[:body+h.shift], line[body:]...)
-	h.last.n++
-	return h.buf
 }
 
 // NextDeltas: after a line restamped from the one before, the next deltas of its block are
 // restamped alike, each from the one before (the delta, whose body changed, lies after
-// everything stamped).
+// everything stamped), as Run finds them (AcceptsDelta). What follows the delta in the line
+// pushed, the same in each of them, is kept for that (the line is read over in the run).
 func (h *Header) NextDeltas() NextDeltas {
-	if h.restamped {
-		return EditDeltas
+	if !h.restamped || len(h.after) > maxAfterDelta {
+		return PushDeltas
 	}
-	return PushDeltas
+	h.tail = append(h.tail[:0], h.after...)
+	return EditDeltas
 }
 
-func (h *Header) SkippedDeltas(run DeltaRun) error {
-	lineNo := run.Last.LineNo - run.Lines
-	return run.EachLine(func(line []byte) error {
-		lineNo++
-		return run.Emit(h.out.reuse(nil, lineNo).Edited(h.restamp(line, run.bodyAt)))
-	})
+// maxAfterDelta: what follows a delta in its line is a few closing brackets; a longer rest
+// (a full-form update, whose delta is not its last string) is not worth keeping.
+const maxAfterDelta = 64
+
+// AcceptsDelta restamps the next delta of a run, str its delta as written, from the line
+// stamped before it, and emits it: that line up to the delta (its seq counted on), the delta,
+// what follows it. It refuses only when the output failed (which stays failed).
+func (h *Header) AcceptsDelta(str []byte) bool {
+	h.bumpSeq(h.runBody)
+	h.buf = append(append(h.buf[:h.runBody+h.shift], str[1:]...), h.tail...)
+	h.last.n++
+	return h.emit(h.out.reuse(nil, 0).Edited(h.buf)) == nil
 }
+
+func (h *Header) SkippedDeltas(DeltaRun) error { return nil }
 
 // carry counts a restamped line whose number before ends in 9, in h.num and in the stamped
 // line (up to body, in the line before), which moves on by one after the number when it

@@ -93,8 +93,8 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 		err := st.Push(f, emit)
 		if skipper != nil {
 			next = skipper.NextDeltas()
-			if next == AcceptDeltas && accepts == nil {
-				next = PushDeltas // a stage that cannot be asked
+			if (next == AcceptDeltas || next == EditDeltas) && accepts == nil {
+				next = PushDeltas // a stage that cannot be given deltas
 			}
 		}
 		return err
@@ -112,7 +112,7 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 			// and passed on (or dropped) together.
 			if next != PushDeltas && frame.nextDeltasFollow() {
 				var accept func([]byte) bool
-				if next == AcceptDeltas {
+				if next == AcceptDeltas || next == EditDeltas {
 					accept = accepts
 				}
 				if n, count := frame.index.RepeatLastRun(lr.Pending(), accept); count > 0 {
@@ -126,7 +126,7 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 						}
 					}
 					run := DeltaRun{Lines: count, Last: &frame, lines: lines, bodyAt: frame.index.LastStringAt() + 1,
-						after: len(last) - frame.index.ChangedValue().ValEnd + 1, emit: emit}
+						after: len(last) - frame.index.ChangedValue().ValEnd + 1}
 					if err := skipper.SkippedDeltas(run); err != nil {
 						return stats, err
 					}

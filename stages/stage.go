@@ -352,29 +352,29 @@ const (
 	PushDeltas   NextDeltas = iota // not known: each is pushed
 	PassDeltas                     // each is passed on as it came
 	DropDeltas                     // each is dropped
-	EditDeltas                     // each is edited: SkippedDeltas emits what it makes of it (DeltaRun.Emit)
+	EditDeltas                     // each is edited: the stage emits its edit as Run finds it (DeltaFilter)
 	AcceptDeltas                   // each the stage accepts is passed on as it came (DeltaFilter)
 )
 
 // A DeltaSkipper is a stage that can tell, right after a Push of a line read from input, what
 // it would do with each of the lines after it that repeat it but for the text of their delta
 // (Frame.repeatsDeltaOf: the next deltas of a block, most lines of the delta form): pass it on
-// as it came (as it passed that line), drop it (as it dropped that line), or edit it, changing
-// nothing in itself but what SkippedDeltas changes. Run then passes such lines on (or drops
-// them) without pushing each, and tells the stage, which emits the lines it edits. (Only the
-// last stage of a chain may edit them: the stages after it would see lines that differ
-// from the line before in more than their delta.) The lines skipped so are unambiguous when the
+// as it came (as it passed that line), drop it (as it dropped that line), or edit it (a
+// DeltaFilter, which emits its edit of each as Run finds it), changing nothing in itself but
+// what SkippedDeltas changes. Run then passes such lines on (or drops them) without pushing
+// each, and tells the stage. The lines skipped so are unambiguous when the
 // line pushed was (Frame.unambiguous: Index.RepeatLastRun stops before a new \u escape).
 type DeltaSkipper interface {
 	Stage
 	DeltaSkipping
 }
 
-// A DeltaFilter is a DeltaSkipper that may answer AcceptDeltas: pass on as they came the
-// deltas it accepts. Run asks it of each delta of a run, in order, and ends the run before
-// the first it refuses, which is then pushed. Accepting a delta may change the stage (it was
-// given that delta); refusing it must not. (A chain does not ask its stages so: it pushes
-// every delta to a stage that answers so.)
+// A DeltaFilter is a DeltaSkipper that may answer AcceptDeltas (pass on as they came the
+// deltas it accepts) or EditDeltas (emit its own edit of each). Run gives it each delta of a
+// run, in order, as it finds them, and ends the run before the first it refuses, which is
+// then pushed. Accepting a delta may change the stage (it was given that delta, and an
+// editor has emitted its edit); refusing it must not. (A chain does not give its stages
+// deltas so: it pushes every delta to a stage that answers either.)
 type DeltaFilter interface {
 	DeltaSkipper
 	// AcceptsDelta is given the delta's string value as written, quotes included.
@@ -398,7 +398,6 @@ type DeltaRun struct {
 	lines  []byte // the lines, with their LFs
 	bodyAt int    // where each line's delta body starts
 	after  int    // the bytes of each line after its delta body
-	emit   Emit   // where the stage's output goes
 }
 
 // EachLine calls fn with each line of the run, in order, without its LF (a CR before it
@@ -413,9 +412,6 @@ func (r DeltaRun) EachLine(fn func(line []byte) error) error {
 	}
 	return nil
 }
-
-// Emit hands a frame the stage made of a line of the run (EditDeltas) to what follows it.
-func (r DeltaRun) Emit(f *Frame) error { return r.emit(f) }
 
 // EachDelta calls fn with the delta of each line of the run, in order: the body of the
 // string as written (escaped, without its quotes), valid until fn returns.
@@ -487,7 +483,7 @@ func (c *chain) NextDeltas() NextDeltas {
 		}
 		switch next := sk.NextDeltas(); {
 		case next == PassDeltas:
-		case next == DropDeltas || next == EditDeltas && i == len(c.stages)-1:
+		case next == DropDeltas:
 			c.skipping = i + 1
 			return next
 		default:
@@ -499,8 +495,7 @@ func (c *chain) NextDeltas() NextDeltas {
 }
 
 func (c *chain) SkippedDeltas(run DeltaRun) error {
-	for i, st := range c.stages[:c.skipping] {
-		run.emit = c.links[i]
+	for _, st := range c.stages[:c.skipping] {
 		if err := st.(DeltaSkipper).SkippedDeltas(run); err != nil {
 			return err
 		}
