@@ -109,6 +109,22 @@ func redactedBy(t *testing.T, st Stage, in []byte) string {
 	return out.String()
 }
 
+// sameAsWalked fails the test, naming the stream, the options and the first line that
+// differs, unless got, a stream redacted with the shortcuts, is want, the walk's.
+func sameAsWalked(t *testing.T, n int, opts redact.Options, got, want string) {
+	t.Helper()
+	if got == want {
+		return
+	}
+	g, w := bytes.Split([]byte(got), []byte("\n")), bytes.Split([]byte(want), []byte("\n"))
+	for k := range min(len(g), len(w)) {
+		if !bytes.Equal(g[k], w[k]) {
+			t.Fatalf("stream %d, options %+v, line %d:\n got %s\nwant %s", n, opts, k+1, g[k], w[k])
+		}
+	}
+	t.Fatalf("stream %d, options %+v: %d lines, walking every line %d", n, opts, len(g), len(w))
+}
+
 // walkedCases are what the shortcuts are held to the walk with: the corpus's secrets and
 // texts, and rule sets with the built-in rules alone, with literals, and with patterns.
 func walkedCases(t *testing.T) (secrets []string, options []redact.Options) {
@@ -140,15 +156,7 @@ func TestRedactDeltaAgainAsWalked(t *testing.T) {
 			if unchecked := redactedBy(t, Chain(relined{}, NewRedact(r)), in); unchecked != want {
 				t.Fatalf("stream %d, options %+v: frames not checked before the stage are redacted otherwise", n, opts)
 			}
-			if got != want {
-				g, w := bytes.Split([]byte(got), []byte("\n")), bytes.Split([]byte(want), []byte("\n"))
-				for k := range min(len(g), len(w)) {
-					if !bytes.Equal(g[k], w[k]) {
-						t.Fatalf("stream %d, options %+v, line %d:\n got %s\nwant %s", n, opts, k+1, g[k], w[k])
-					}
-				}
-				t.Fatalf("stream %d, options %+v: %d lines, walking every line %d", n, opts, len(g), len(w))
-			}
+			sameAsWalked(t, n, opts, got, want)
 		}
 	}
 }
@@ -222,15 +230,7 @@ func TestRedactUpdateAgainAsWalked(t *testing.T) {
 			}
 			got := redactedBy(t, shortcuts{NewRedact(r), &taken}, in)
 			want := redactedBy(t, forgetful{NewRedact(r)}, in)
-			if got != want {
-				g, w := bytes.Split([]byte(got), []byte("\n")), bytes.Split([]byte(want), []byte("\n"))
-				for k := range min(len(g), len(w)) {
-					if !bytes.Equal(g[k], w[k]) {
-						t.Fatalf("stream %d, options %+v, line %d:\n got %s\nwant %s", n, opts, k+1, g[k], w[k])
-					}
-				}
-				t.Fatalf("stream %d, options %+v: %d lines, walking every line %d", n, opts, len(g), len(w))
-			}
+			sameAsWalked(t, n, opts, got, want)
 		}
 	}
 	// A clean text and a clean thinking streamed in the full form: every delta but the
