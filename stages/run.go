@@ -107,9 +107,9 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 		}
 		lr = codec.NewLineReader(in.Reader)
 		for {
-			// The next deltas of a block that the stage passes on as they come (or drops)
-			// need not go through it one by one: found in what is read, they are checked
-			// and passed on (or dropped) together.
+			// The next deltas of a block that the stage passes on as they come (or drops,
+			// or edits as it is given them) need not be pushed one by one: found in what is
+			// read, they are checked and passed on (or dropped, or edited) together.
 			if next != PushDeltas && frame.nextDeltasFollow() {
 				var accept func([]byte) bool
 				if next == AcceptDeltas || next == EditDeltas {

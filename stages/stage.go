@@ -361,9 +361,9 @@ const (
 // (Frame.repeatsDeltaOf: the next deltas of a block, most lines of the delta form): pass it on
 // as it came (as it passed that line), drop it (as it dropped that line), or edit it (a
 // DeltaFilter, which emits its edit of each as Run finds it), changing nothing in itself but
-// what SkippedDeltas changes. Run then passes such lines on (or drops them) without pushing
-// each, and tells the stage. The lines skipped so are unambiguous when the
-// line pushed was (Frame.unambiguous: Index.RepeatLastRun stops before a new \u escape).
+// what SkippedDeltas changes. Run then takes such lines in runs, without pushing each, and
+// tells the stage. The lines of a run are unambiguous when the line pushed was
+// (Frame.unambiguous: Index.RepeatLastRun stops before a new \u or \/ escape).
 type DeltaSkipper interface {
 	Stage
 	DeltaSkipping
