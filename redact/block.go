@@ -140,20 +140,11 @@ func (b *Block) Quiet() bool { return b.quiet && b.w.r.builtinOnly }
 func (b *Block) PushQuiet(raw []byte, start, end int) bool {
 	// A valid string's body holds no bare quote, and one found quiet no escape: the body
 	// is its text, and plain stays as it was.
-	// (quietPiece written out: it is most of a delta line's redaction.)
-	if !b.quiet {
-		return false
-	}
-	body, q := raw[start+1:end-1], b.w.r.rawQuiet
-	s := b.quietState
-	if b.quietLen != len(b.released) {
-		s = b.quietStart(q)
-	}
-	if s = q.run(s, body); s == quietStop {
+	body := raw[start+1 : end-1]
+	if !b.quiet || !b.quietPiece(b.w.r.rawQuiet, body) {
 		return false
 	}
 	b.released = append(b.released, body...)
-	b.quietState, b.quietLen = s, len(b.released)
 	b.n += len(body)
 	return true
 }

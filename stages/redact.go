@@ -340,12 +340,11 @@ func (s *Redact) deltaAgain(f *Frame, id lineID, emit Emit) error {
 	if c.block.stream.PushQuiet(line, ds, de) {
 		return emit(f)
 	}
-	out, asCame := c.block.stream.PushString(line, ds, de)
+	enc, asCame := s.pushDelta(c.block, line, ds, de)
 	if asCame {
 		return emit(f)
 	}
-	s.deltaEnc = codec.AppendString(s.deltaEnc[:0], codec.UnsafeString(out))
-	s.out = append(append(append(s.out[:0], line[:ds]...), s.deltaEnc...), line[de:]...)
+	s.out = append(append(append(s.out[:0], line[:ds]...), enc...), line[de:]...)
 	return emit(f.Edited(s.out))
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -213,16 +214,22 @@ func (r resultTaker) Flush(stages.Emit) error                      { r.take(); r
 func (r resultTaker) NextDeltas() stages.NextDeltas       { return stages.PassDeltas }
 func (r resultTaker) SkippedDeltas(stages.DeltaRun) error { return nil }
 
+// repeatCases are the runs both forms are tried with: the delta changed in every way
+// (emptied, not a string, not JSON, a member more, a duplicate key, a lone surrogate) and
+// another event between.
+var repeatCases = []string{
+	`"a"` + "\n" + `"b"` + "\n" + `"cd"` + "\n" + `""`,
+	`"a"` + "\n" + `"b"` + "\n" + `5` + "\n" + `"c"`,
+	`"a"` + "\n" + `"b\"` + "\n" + `"c"`,
+	`"a"` + "\n" + `"b","partial":{}` + "\n" + `"c"`,
+	`"a"` + "\n" + `"b","delta":"x"` + "\n" + `"c"`,
+	`"a"` + "\n" + `"\ud800"` + "\n" + `"\u00e9"` + "\n" + `"c"`,
+	`"a"` + "\n" + `#{"type":"turn_end"}` + "\n" + `"b"` + "\n" + `"c"`,
+}
+
 func TestRepeatedDeltas(t *testing.T) {
-	for _, data := range []string{
-		`"a"` + "\n" + `"b"` + "\n" + `"cd"` + "\n" + `""`,
+	for _, data := range append(slices.Clone(repeatCases), []string{
 		`"a"` + "\n" + `"sk-ant-api03-"` + "\n" + `"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"` + "\n" + `" done"` + "\n" + `"x b\u00e9b\u00e9 y"` + "\n" + `"b\u00e9 "`, // secrets
-		`"a"` + "\n" + `"b"` + "\n" + `5` + "\n" + `"c"`,                    // not a string
-		`"a"` + "\n" + `"b\"` + "\n" + `"c"`,                                // not JSON
-		`"a"` + "\n" + `"b","partial":{}` + "\n" + `"c"`,                    // a member more
-		`"a"` + "\n" + `"b","delta":"x"` + "\n" + `"c"`,                     // a duplicate
-		`"a"` + "\n" + `"\ud800"` + "\n" + `"\u00e9"` + "\n" + `"c"`,        // a lone surrogate
-		`"a"` + "\n" + `#{"type":"turn_end"}` + "\n" + `"b"` + "\n" + `"c"`, // another event between
 		`"a"` + "\n" + `#{"type":"message_update","messageId":2,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"b"}}` + "\n" + `"c"`,
 		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"b"},"x":"y"}` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"b"},"x":"yz"}`,
 		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"b"}}` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"bc"}}`,
@@ -235,7 +242,7 @@ func TestRepeatedDeltas(t *testing.T) {
 		`"a"` + "\n" + `#{"type":"message_update","messageId":1,"assistantMessageEvent":{"contentIndex":0,"delta":"b","type":"text_delta"}}` + "\n" +
 			`#{"type":"message_update","messageId":1,"assistantMessageEvent":{"contentIndex":0,"delta":"b","type":"text_end"}}` + "\n" +
 			`#{"type":"message_update","messageId":1,"assistantMessageEvent":{"contentIndex":0,"delta":"b","type":"text_deltb"}}`,
-	} {
+	}...) {
 		checkRepeats(t, data)
 	}
 }
@@ -279,21 +286,14 @@ func fullRepeatStream(data string) []byte {
 // The full form's updates repeat the line before but for their delta and the texts of their
 // two snapshots (codec.Index.RepeatsStrings).
 func TestRepeatedFullUpdates(t *testing.T) {
-	for _, data := range []string{
-		`"a"` + "\n" + `"b"` + "\n" + `"cd"` + "\n" + `""`,
+	for _, data := range append(slices.Clone(repeatCases), []string{
 		`"a"` + "\n" + `"sk-ant-api03-"` + "\n" + `"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"` + "\n" + `" done"` + "\n" + `"x b\u00e9b\u00e9 y"`, // secrets
-		`"a"` + "\n" + `"b"` + "\n" + `5` + "\n" + `"c"`,                          // not a string
-		`"a"` + "\n" + `"b\"` + "\n" + `"c"`,                                      // not JSON
-		`"a"` + "\n" + `"b","partial":{}` + "\n" + `"c"`,                          // a member more
-		`"a"` + "\n" + `"b","delta":"x"` + "\n" + `"c"`,                           // a duplicate
-		`"a"` + "\n" + `"\ud800"` + "\n" + `"\u00e9"` + "\n" + `"c"`,              // a lone surrogate
-		`"a"` + "\n" + `#{"type":"turn_end"}` + "\n" + `"b"` + "\n" + `"c"`,       // another event between
-		`"a"` + "\n" + `|"b"|"ab"|"a"` + "\n" + `|"c"|"abc"|"abc"` + "\n" + `"d"`, // snapshots that differ
-		`"a"` + "\n" + `|"b"|"ab"|5` + "\n" + `|"c"|"abc"|"abc"` + "\n" + `"d"`,   // a text not a string
+		`"a"` + "\n" + `|"b"|"ab"|"a"` + "\n" + `|"c"|"abc"|"abc"` + "\n" + `"d"`,                                                                         // snapshots that differ
+		`"a"` + "\n" + `|"b"|"ab"|5` + "\n" + `|"c"|"abc"|"abc"` + "\n" + `"d"`,                                                                           // a text not a string
 		`"a"` + "\n" + `|"b"|"ab","text":"x"|"ab"` + "\n" + `|"c"|"abc","text":"y"|"abc"` + "\n" + `"d"`,
 		`"a"` + "\n" + `|"b"|"\ud800"|"ab"` + "\n" + `|"c"|"\u00e9"|"abc"` + "\n" + `"d"`,
 		`"a\\"` + "\n" + `"b\n\u00e9"` + "\n" + `"é😀"` + "\n" + `"\""`,
-	} {
+	}...) {
 		checkStreamRepeats(t, fullRepeatStream(data))
 	}
 }

@@ -70,7 +70,9 @@ func TestRunFromFilesIntoAPipe(t *testing.T) {
 				t.Cleanup(func() { f.Close() })
 				ins = append(ins, stages.Input{Name: path, Reader: f})
 			}
-			ins[0].Reader.(*os.File).Seek(int64(len("skipped by the reader's caller\n")), io.SeekStart)
+			if _, err := ins[0].Reader.(*os.File).Seek(int64(len("skipped by the reader's caller\n")), io.SeekStart); err != nil {
+				t.Fatal(err)
+			}
 			return ins
 		}
 		var want bytes.Buffer
