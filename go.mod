@@ -11,7 +11,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/tidwall/gjson v1.20.4
 	github.com/tidwall/sjson v1.2.5
-	golang.org/x/sys v0.48.0
+	golang.org/x/sys v0.50.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 
@@ -32,6 +32,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.33.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 	google.golang.org/api v0.197.0 // indirect
 	google.golang.org/grpc v1.66.2 // indirect
