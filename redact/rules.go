@@ -83,7 +83,7 @@ var builtinRules = [numBuiltinRules]Rule{
 	ruleStripeRestricted:  {"stripe-restricted-key", "Stripe restricted key (rk_live_…, rk_test_…)"},
 	ruleStripeWebhook:     {"stripe-webhook-secret", "Stripe webhook signing secret (whsec_…)"},
 	ruleAWSAccessKey:      {"aws-access-key-id", "AWS access key id (AKIA…, ASIA…)"},
-	ruleAWSSecretKey:      {"aws-secret-access-key", "AWS secret access key assigned to an aws…secret… name"},
+	ruleAWSSecretKey:      {"aws-secret-access-key", "AWS secret access key (40 characters) assigned to a name holding aws and secret in either order"},
 	ruleHuggingFace:       {"huggingface-token", "Hugging Face access token (hf_…)"},
 	ruleNPM:               {"npm-token", "npm access token (npm_…)"},
 	ruleSendGrid:          {"sendgrid-api-key", "SendGrid API key (SG.….…)"},
@@ -400,11 +400,16 @@ var secretNameSuffixes = []string{
 	"accesskey", "authkey", "privatekey", "accountkey", "credential", "credentials",
 }
 
+// awsSecretNameSuffixes end, besides secretNameSuffixes, the names of an AWS secret key
+// (names holding both "aws" and "secret"), whose words come in any order:
+// SecretAccessKey_aws, secret_aws_key, AWS_SECRET_ACCESS_KEY.
+var awsSecretNameSuffixes = []string{"key", "aws"}
+
 // secretNameTail is a quick rejection on the last two letters of a name, which every
 // suffix above ends in.
 func secretNameTail(a, b byte) bool {
 	switch uint16(a|0x20)<<8 | uint16(b|0x20) {
-	case 'r'<<8 | 'd', 'w'<<8 | 'd', 's'<<8 | 'e', 'e'<<8 | 't', 'e'<<8 | 'y', 'e'<<8 | 'n', 'a'<<8 | 'l', 'l'<<8 | 's':
+	case 'r'<<8 | 'd', 'w'<<8 | 'd', 's'<<8 | 'e', 'e'<<8 | 't', 'e'<<8 | 'y', 'e'<<8 | 'n', 'a'<<8 | 'l', 'l'<<8 | 's', 'w'<<8 | 's':
 		return true
 	}
 	return false
@@ -432,10 +437,18 @@ func nameKind(name []byte) int {
 		n++
 	}
 	norm := buf[:n]
+	aws := bytes.Contains(norm, []byte("aws")) && bytes.Contains(norm, []byte("secret"))
+	if aws {
+		for _, s := range awsSecretNameSuffixes {
+			if bytes.HasSuffix(norm, []byte(s)) {
+				return kindAWSSecret
+			}
+		}
+	}
 	for _, s := range secretNameSuffixes {
 		if bytes.HasSuffix(norm, []byte(s)) {
 			switch {
-			case bytes.Contains(norm, []byte("aws")) && bytes.Contains(norm, []byte("secret")):
+			case aws:
 				return kindAWSSecret
 			case s == "password" || s == "passwd":
 				return kindPassword
