@@ -207,12 +207,20 @@ func TestRPCFramingAndErrors(t *testing.T) {
 		{`{"id":"s","type":"switch_session","sessionPath":"x"}`, "s", `--no-session`},
 		{`{"id":"e","type":"export_html"}`, "e", `not supported`},
 		{`{"id":"b","type":"set_auto_retry","enabled":"yes"}`, "b", `"enabled" must be true or false`},
+		// A key written twice is refused, whatever reader would pick which.
+		{`{"id":"d1","type":"bash","type":"get_state","command":"echo ran > ran.txt"}`, "d1", `the key "type" twice`},
+		{`{"id":"d2","type":"bash","command":"echo ran > ran.txt","command":"true"}`, "d2", `the key "command" twice`},
+		{`{"id":"d3","type":"prompt","message":"x","images":[{"type":"image","mimeType":"image/png","data":"aGk=","data":"aGk="}]}`, "d3",
+			`the key "images[0].data" twice`},
 	} {
 		p.send(c.line)
 		r := p.response(c.id)
 		if r.Get("success").Bool() || !strings.Contains(r.Get("error").Str, c.want) {
 			t.Errorf("%s: got %s, want an error containing %q", c.line, r.Raw, c.want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "ran.txt")); err == nil {
+		t.Error("a command with a duplicate key ran")
 	}
 	// U+2028 and U+2029 inside a string are part of it, not line ends.
 	msg := "one\u2028two\u2029three"

@@ -30,7 +30,11 @@ func (s *Server) handle(line []byte, n int) {
 		return
 	}
 	if err != nil {
-		s.respond(c, "unknown", nil, err)
+		name := c.typ // a command whose only fault is a duplicate key other than "type"
+		if name == "" {
+			name = "unknown"
+		}
+		s.respond(c, name, nil, err)
 		return
 	}
 	defer func() {

@@ -38,7 +38,10 @@ func decodeCommand(line []byte) (command, error) {
 		return command{}, &parseError{fmt.Sprintf("Failed to parse command: expected a JSON object, got %s", kind(v))}
 	}
 	c := command{v: v}
-	if id := v.Get("id"); id.Exists() {
+	// A key written twice means different things to different readers (gjson takes the
+	// first, jq the last): {"type":"bash","type":"get_state"} must not run either.
+	dup := duplicateKey(v, "")
+	if id := v.Get("id"); id.Exists() && dup != "id" {
 		switch id.Type {
 		case gjson.String:
 			c.id, c.hasID = id.Str, true
@@ -53,8 +56,45 @@ func decodeCommand(line []byte) (command, error) {
 		}
 		return c, fmt.Errorf(`"type" must be a string, got %s`, kind(t))
 	}
+	if dup == "type" {
+		return c, fmt.Errorf(`the command has the key "type" twice`)
+	}
 	c.typ = t.Str
+	if dup != "" {
+		return c, fmt.Errorf("the command has the key %q twice", dup)
+	}
 	return c, nil
+}
+
+// duplicateKey returns the path (images[0].data) of the first key that an object within v
+// holds twice, or "".
+func duplicateKey(v gjson.Result, path string) string {
+	var dup string
+	switch {
+	case v.IsObject():
+		seen := map[string]bool{}
+		v.ForEach(func(k, member gjson.Result) bool {
+			at := k.Str
+			if path != "" {
+				at = path + "." + k.Str
+			}
+			if seen[k.Str] {
+				dup = at
+			} else {
+				seen[k.Str] = true
+				dup = duplicateKey(member, at)
+			}
+			return dup == ""
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, elem gjson.Result) bool {
+			dup = duplicateKey(elem, fmt.Sprintf("%s[%d]", path, i))
+			i++
+			return dup == ""
+		})
+	}
+	return dup
 }
 
 // invalidJSON says where line stops being JSON, as encoding/json's error does.

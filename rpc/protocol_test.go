@@ -20,6 +20,12 @@ func TestDecodeCommand(t *testing.T) {
 		{line: `{"type":`, parse: true, err: "unexpected end of JSON input"},
 		{line: `"prompt"`, parse: true, err: "expected a JSON object, got a string"},
 		{line: ``, parse: true},
+		{line: `{"id":"d","type":"bash","type":"get_state","command":"x"}`, id: "d", err: `the key "type" twice`},
+		{line: `{"id":"d","type":"bash","command":"x","command":"y"}`, id: "d", typ: "bash", err: `the key "command" twice`},
+		{line: `{"id":"a","id":"b","type":"abort"}`, typ: "abort", err: `the key "id" twice`},
+		{line: `{"type":"prompt","message":"x","images":[{"type":"image","data":"aGk=","mimeType":"a/b"},{"data":"","data":""}]}`,
+			typ: "prompt", err: `the key "images[1].data" twice`},
+		{line: `{"type":"prompt","message":"x","images":[{"type":"image"},{"type":"image"}]}`, typ: "prompt"},
 	} {
 		cmd, err := decodeCommand([]byte(c.line))
 		var pe *parseError

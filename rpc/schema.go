@@ -34,10 +34,10 @@ type dialogRequest struct {
 }
 
 // The error responses that answer no command: a line that is not a JSON object ("parse"),
-// a command without a string "type" ("unknown").
+// a command without a string "type", or with "type" twice ("unknown").
 var errorOnly = []struct{ name, doc string }{
 	{"parse", "A line that is not a JSON object."},
-	{"unknown", "A command without a string type."},
+	{"unknown", "A command without a string type, or with the key type twice."},
 }
 
 // JSONSchema returns the JSON Schema (draft 2020-12) of rpc mode's lines: the commands a
