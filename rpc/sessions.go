@@ -15,20 +15,11 @@ import (
 
 // bashMessage records a command the user ran as the bashExecution message (docs/stream.md).
 func bashMessage(command string, res tools.Result, cancelled bool) *codec.BashExecutionMessage {
-	var text string
-	for _, c := range res.Content {
-		if t, ok := c.(*codec.TextContent); ok {
-			text += t.Text
-		}
-	}
-	m := &codec.BashExecutionMessage{Command: command, Timestamp: time.Now().UnixMilli()}
+	m := &codec.BashExecutionMessage{Command: command, Timestamp: time.Now().UnixMilli(), Output: res.Output}
 	switch {
 	case res.Status == "":
 		var zero int64
 		m.ExitCode = &zero
-		if text == "(no output)" {
-			text = ""
-		}
 	case cancelled || res.Status == "Command aborted":
 		m.Cancelled = true
 	default:
@@ -37,12 +28,6 @@ func bashMessage(command string, res tools.Result, cancelled bool) *codec.BashEx
 			m.ExitCode = &code
 		}
 	}
-	if res.Status != "" {
-		// The tool appends how the command ended to its output; the message says it in its fields.
-		text = strings.TrimSuffix(strings.TrimSuffix(text, res.Status), "\n\n")
-		text = strings.TrimSuffix(text, res.Status)
-	}
-	m.Output = text
 	if len(res.Details) > 0 {
 		d := gjson.ParseBytes(res.Details)
 		m.Truncated = d.Get("truncation").IsObject()

@@ -207,7 +207,7 @@ wait:
 			status = fmt.Sprintf("Command exited with code %d", exitErr.ExitCode())
 		}
 	}
-	res := Result{Details: d.encode(), Status: status}
+	res := Result{Details: d.encode(), Status: status, Output: text}
 	if status != "" {
 		res.IsError = true
 		text = appendNote(text, status)

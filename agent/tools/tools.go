@@ -56,6 +56,10 @@ type Result struct {
 	// exited 0 or the tool runs none. Not sent to the model: it is there for callers such as
 	// gates that need the outcome without reading the text.
 	Status string
+	// Output is the command's output as the text holds it (truncated where the text is), before
+	// the status note, whose separator hides whether it ended with a line break. "" for the
+	// tools that run no command.
+	Output string
 }
 
 // Options configure the tools.

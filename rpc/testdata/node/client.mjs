@@ -59,7 +59,7 @@ try {
 	step("abort");
 
 	const bash = await client.bash("echo hello; exit 4");
-	assert.equal(bash.output, "hello");
+	assert.equal(bash.output, "hello\n");
 	assert.equal(bash.exitCode, 4);
 	assert.equal(bash.cancelled, false);
 	step("bash");
