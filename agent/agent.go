@@ -154,7 +154,7 @@ func (a *Agent) emit(e codec.Event) {
 		a.flushLocked()
 	}
 	if a.emitErr != nil && a.cancel != nil {
-		a.cancel(nil) // nobody reads the stream any more: stop working
+		a.cancel(errStreamGone) // nobody reads the stream any more: stop working
 	}
 }
 
@@ -221,9 +221,12 @@ func (a *Agent) chunk(handle func()) {
 	a.inChunk = false
 	a.flushLocked()
 	if a.emitErr != nil && a.cancel != nil {
-		a.cancel(nil)
+		a.cancel(errStreamGone)
 	}
 }
+
+// errStreamGone is why a run whose stream could not be written stopped.
+var errStreamGone = errors.New("the stream could not be written")
 
 func (a *Agent) flushLocked() {
 	if a.unflushed && a.emitErr == nil && a.cfg.Flush != nil {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"sync"
@@ -18,7 +20,7 @@ type signalWatch struct {
 	mu     sync.Mutex
 	ch     chan os.Signal
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc // with the signal's error, which interrupted tools report
 	got    os.Signal
 }
 
@@ -43,17 +45,17 @@ func (w *signalWatch) context() context.Context {
 	if w.ctx != nil {
 		return w.ctx
 	}
-	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.ctx, w.cancel = context.WithCancelCause(context.Background())
 	w.ch = make(chan os.Signal, 2)
 	signal.Notify(w.ch, stopSignals()...)
-	go func(ch <-chan os.Signal, cancel context.CancelFunc) {
+	go func(ch <-chan os.Signal, cancel context.CancelCauseFunc) {
 		for s := range ch {
 			w.mu.Lock()
 			if w.got == nil {
 				w.got = s
 			}
 			w.mu.Unlock()
-			cancel()
+			cancel(signalCause(s))
 		}
 	}(w.ch, w.cancel)
 	return w.ctx
@@ -69,9 +71,22 @@ func (w *signalWatch) stop() {
 	if w.ch != nil {
 		signal.Stop(w.ch)
 		close(w.ch)
-		w.cancel()
+		w.cancel(nil)
 		w.ch = nil
 	}
+}
+
+// signalCause says which signal stopped the command, for what it interrupted.
+func signalCause(s os.Signal) error {
+	switch s {
+	case syscall.SIGINT:
+		return errors.New("interrupted (SIGINT)")
+	case syscall.SIGTERM:
+		return errors.New("terminated (SIGTERM)")
+	case syscall.SIGHUP:
+		return errors.New("hung up (SIGHUP)")
+	}
+	return fmt.Errorf("stopped by %v", s)
 }
 
 // exit is the status and the error line of a command ended by the signal received; ok is

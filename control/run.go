@@ -34,7 +34,7 @@ type Run struct {
 
 	mu        sync.Mutex
 	queue     Queue
-	cancel    context.CancelFunc
+	cancel    context.CancelCauseFunc
 	stopped   atomic.Bool
 	closeOnce sync.Once
 }
@@ -88,12 +88,12 @@ func (run *Run) Registered() bool { return run.server != nil }
 // Manage hands the run's context and agent to the control socket: `stop` cancels the
 // returned context, `send` queues into q.
 func (run *Run) Manage(ctx context.Context, q Queue) context.Context {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	run.mu.Lock()
 	run.queue, run.cancel = q, cancel
 	run.mu.Unlock()
 	if run.stopped.Load() {
-		cancel()
+		cancel(errStopRequested)
 	}
 	return ctx
 }
@@ -108,10 +108,13 @@ func (run *Run) Stop() error {
 	cancel := run.cancel
 	run.mu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(errStopRequested)
 	}
 	return nil
 }
+
+// errStopRequested is why a run that `stop` ended stopped, for what it interrupted.
+var errStopRequested = errors.New("stopped by `base-context stop`")
 
 // Send is the control socket's send: the message joins the agent's queue.
 func (run *Run) Send(kind, text string) error {

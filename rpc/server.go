@@ -93,7 +93,7 @@ type Server struct {
 	ag        *agent.Agent
 	chain     stages.Stage
 	streaming bool               // guarded by mu: a prompt or compaction runs
-	runCancel context.CancelFunc // guarded by mu
+	runCancel context.CancelCauseFunc // guarded by mu
 	runDone   chan struct{}      // guarded by mu; closed when the run has ended
 	pending   []codec.Message    // guarded by mu: bash results waiting for the run to end
 	set       settings           // guarded by mu: what the next run uses
@@ -374,7 +374,7 @@ func (s *Server) tryRun(accepted func(), work func(ctx context.Context, ag *agen
 	if s.streaming {
 		return false
 	}
-	ctx, cancel := context.WithCancel(s.sessCtx)
+	ctx, cancel := context.WithCancelCause(s.sessCtx)
 	done := make(chan struct{})
 	s.streaming, s.runCancel, s.runDone = true, cancel, done
 	ag := s.ag
@@ -383,7 +383,7 @@ func (s *Server) tryRun(accepted func(), work func(ctx context.Context, ag *agen
 	}
 	go func() {
 		defer close(done)
-		defer cancel()
+		defer cancel(nil)
 		work(ctx, ag)
 		s.obs.Lock()
 		resync := s.resync
@@ -415,6 +415,9 @@ func (s *Server) runEnded() <-chan struct{} {
 	return s.runDone
 }
 
+// errAborted is why a run the client aborted stopped, for what it interrupted.
+var errAborted = errors.New("aborted by the client")
+
 // abort cancels the running prompt or compaction and waits for it to end.
 func (s *Server) abort() {
 	s.mu.Lock()
@@ -423,7 +426,7 @@ func (s *Server) abort() {
 	if cancel == nil {
 		return
 	}
-	cancel()
+	cancel(errAborted)
 	<-done
 }
 

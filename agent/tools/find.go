@@ -161,7 +161,8 @@ func searchRoot(opts Options, a *args) (display, abs string, fi os.FileInfo, err
 	return display, abs, fi, nil
 }
 
-func (t *findTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.ToolResult)) (Result, error) {
+func (t *findTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.ToolResult)) (_ Result, err error) {
+	defer func() { err = interrupted(ctx, "find", err) }()
 	a, err := parseArgs("find", raw)
 	if err != nil {
 		return Result{}, err

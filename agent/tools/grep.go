@@ -56,7 +56,8 @@ type grepSearch struct {
 	stopped bool // the output reached maxCollected
 }
 
-func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.ToolResult)) (Result, error) {
+func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.ToolResult)) (_ Result, err error) {
+	defer func() { err = interrupted(ctx, "grep", err) }()
 	a, err := parseArgs("grep", raw)
 	if err != nil {
 		return Result{}, err

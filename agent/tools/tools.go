@@ -406,6 +406,31 @@ func truncationNote(c cut, firstLine, totalLines int64, keepTail bool, hint, ful
 }
 
 // appendNote appends a note to text, separated by a blank line.
+// interrupted is the error of a tool that failed because ctx ended: what ended it ("find
+// aborted: interrupted (SIGINT)", from the cause its canceller gave), never "context
+// canceled"; errors.Is still finds ctx's error in it. Other errors are returned as they are.
+func interrupted(ctx context.Context, tool string, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	msg := tool + " aborted"
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, context.DeadlineExceeded):
+		msg += ": out of time"
+	case !errors.Is(cause, context.Canceled):
+		msg += ": " + cause.Error()
+	}
+	return &interruptedError{msg, ctx.Err()}
+}
+
+type interruptedError struct {
+	msg string
+	ctx error
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+func (e *interruptedError) Unwrap() error { return e.ctx }
+
 func appendNote(text, note string) string {
 	if text == "" {
 		return note

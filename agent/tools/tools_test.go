@@ -3,12 +3,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/basecontext/base-context/codec"
 )
@@ -427,5 +429,46 @@ func TestToolsUseCwd(t *testing.T) {
 	}
 	if got := resultText(mustCall(t, opts, "ls", `{}`)); got != "sub/" {
 		t.Errorf("ls = %q", got)
+	}
+}
+
+// An interrupted find or grep says what interrupted it (the cause its canceller gave), not
+// "context canceled".
+func TestInterruptedSearchSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 1200 { // find looks at its context every 1,000 entries
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d.txt", i)), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, err := Select(Options{Cwd: dir}, []string{"find", "grep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cause error
+		want  string
+	}{
+		{errors.New("interrupted (SIGINT)"), "aborted: interrupted (SIGINT)"},
+		{nil, "aborted"},
+		{context.DeadlineExceeded, "aborted: out of time"},
+	} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		if c.cause == context.DeadlineExceeded {
+			var stop context.CancelFunc
+			ctx, stop = context.WithDeadline(context.Background(), time.Unix(0, 0))
+			defer stop()
+		}
+		cancel(c.cause)
+		for _, tool := range ts {
+			args := `{"pattern":"*.txt"}`
+			if tool.Name() == "grep" {
+				args = `{"pattern":"x"}`
+			}
+			_, err := tool.Execute(ctx, json.RawMessage(args), func(codec.ToolResult) {})
+			if want := tool.Name() + " " + c.want; err == nil || err.Error() != want {
+				t.Errorf("%s with the cause %v: %v, want %q", tool.Name(), c.cause, err, want)
+			}
+		}
 	}
 }
