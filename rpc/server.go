@@ -92,12 +92,12 @@ type Server struct {
 	sessCtx   context.Context
 	ag        *agent.Agent
 	chain     stages.Stage
-	streaming bool               // guarded by mu: a prompt or compaction runs
+	streaming bool                    // guarded by mu: a prompt or compaction runs
 	runCancel context.CancelCauseFunc // guarded by mu
-	runDone   chan struct{}      // guarded by mu; closed when the run has ended
-	pending   []codec.Message    // guarded by mu: bash results waiting for the run to end
-	set       settings           // guarded by mu: what the next run uses
-	name      string             // guarded by mu: the session's display name
+	runDone   chan struct{}           // guarded by mu; closed when the run has ended
+	pending   []codec.Message         // guarded by mu: bash results waiting for the run to end
+	set       settings                // guarded by mu: what the next run uses
+	name      string                  // guarded by mu: the session's display name
 
 	bashMu     sync.Mutex
 	bashCancel context.CancelFunc
