@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,8 +20,12 @@ import (
 // and writes: the README's examples, a session that sends every command, the upstream's
 // Python example, and commands the server refuses.
 
-// rpcSchemas compiles the rpc schema's definitions that a line may be.
-type rpcSchemas struct{ command, response, dialog, event, line *jsonschema.Resolved }
+// rpcSchemas compiles the rpc schema's definitions that a line may be, and the roots of
+// the documents: either way (line), `--rpc=commands` and `--rpc=output`.
+type rpcSchemas struct {
+	command, response, dialog, event *jsonschema.Resolved
+	line, commands, outputs          *jsonschema.Resolved
+}
 
 func compileRPCSchema(t *testing.T) rpcSchemas {
 	t.Helper()
@@ -31,8 +36,31 @@ func compileRPCSchema(t *testing.T) rpcSchemas {
 		}
 		return s
 	}
+	root := func(dir rpc.Direction) *jsonschema.Resolved {
+		s, err := schematest.Resolve(rpc.DirectionSchema(dir, false), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	return rpcSchemas{command: compile("Command"), response: compile("Response"),
-		dialog: compile("ExtensionUIRequest"), event: compile("Event"), line: compile("")}
+		dialog: compile("ExtensionUIRequest"), event: compile("Event"), line: compile(""),
+		commands: root(rpc.Commands), outputs: root(rpc.Output)}
+}
+
+// commandProblem reports the problem of a command line against the Command definition, ""
+// when it is valid. The root of --rpc=commands agrees with it, and so does the combined
+// root for a line whose type is a command's (a line of another type is an event there).
+func (s rpcSchemas) commandProblem(t *testing.T, line string) string {
+	t.Helper()
+	problem := validate(t, s.command, line)
+	if (validate(t, s.commands, line) == "") != (problem == "") {
+		t.Errorf("the root of --rpc=commands and the Command definition disagree on %s (%q)", line, problem)
+	}
+	if slices.Contains(commandTypes(t), gjson.Get(line, "type").String()) && (validate(t, s.line, line) == "") != (problem == "") {
+		t.Errorf("the root of --rpc and the Command definition disagree on %s (%q)", line, problem)
+	}
+	return problem
 }
 
 // validate reports the problem of line against s, "" when it is valid.
@@ -59,6 +87,9 @@ func (s rpcSchemas) output(t *testing.T, line string) {
 	}
 	if problem := validate(t, s.line, line); problem != "" {
 		t.Errorf("a line the document's root refuses: %s\n%s", line, problem)
+	}
+	if problem := validate(t, s.outputs, line); problem != "" {
+		t.Errorf("a line the root of --rpc=output refuses: %s\n%s", line, problem)
 	}
 }
 
@@ -105,7 +136,7 @@ func TestRPCSchemaREADMEExamples(t *testing.T) {
 		if got := gjson.Get(ex, "type").Str; got != typ {
 			t.Errorf("the example of %s is a %s command", typ, got)
 		}
-		if problem := validate(t, s.command, ex); problem != "" {
+		if problem := s.commandProblem(t, ex); problem != "" {
 			t.Errorf("README example %s: %s", ex, problem)
 		}
 	}
@@ -120,7 +151,7 @@ func TestRPCSchemaOfEveryCommandAndResponse(t *testing.T) {
 	sent := map[string]bool{}
 	send := func(cmd map[string]any) {
 		b, _ := json.Marshal(cmd)
-		if problem := validate(t, s.command, string(b)); problem != "" {
+		if problem := s.commandProblem(t, string(b)); problem != "" {
 			t.Errorf("a valid command the schema refuses: %s\n%s", b, problem)
 		}
 		sent[cmd["type"].(string)] = true
@@ -238,7 +269,7 @@ func TestRPCSchemaRefusesWhatTheServerRefuses(t *testing.T) {
 		`{"type":"fork"}`,
 		`{"type":"set_session_name","name":1}`,
 	} {
-		if problem := validate(t, s.command, line); problem == "" {
+		if problem := s.commandProblem(t, line); problem == "" {
 			t.Errorf("the schema accepts %s", line)
 		}
 		id := "bad" + string(rune('a'+i))
@@ -301,7 +332,7 @@ func checkRecorded(t *testing.T, in, out string) {
 	s := compileRPCSchema(t)
 	for name, def := range map[string]func(string){
 		in: func(line string) {
-			if problem := validate(t, s.command, line); problem != "" {
+			if problem := s.commandProblem(t, line); problem != "" {
 				t.Errorf("the example sent a command the schema refuses: %s\n%s", line, problem)
 			}
 		},

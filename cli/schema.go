@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/rpc"
 )
 
-// SchemaCmd is `schema [--deltas] [--rpc]`.
+// SchemaCmd is `schema [--deltas] [--rpc[=commands|output]]`.
 type SchemaCmd struct {
-	Deltas bool `help:"The schema of the delta form (--json-deltas) instead of the full form."`
-	RPC    bool `name:"rpc" help:"The schema of --mode rpc's lines: commands, responses, dialog requests and events."`
+	Deltas bool    `help:"The schema of the delta form (--json-deltas) instead of the full form."`
+	RPC    rpcFlag `name:"rpc" placeholder:"commands|output" help:"The schema of --mode rpc's lines: commands, responses, dialog requests and events; =commands: only the commands a client writes, =output: only the lines it reads."`
 }
 
 // Help is the long help of `schema --help`.
@@ -23,26 +27,64 @@ With --rpc it prints one document for --mode rpc instead: its $defs hold Command
 command line a client writes, told apart by "type", each command's arguments with "id"
 optional), Response (told apart by "command", with each command's "data"),
 ExtensionUIRequest (a dialog request) and the stream's Event with everything it holds. The
-commands are decoded by the same declarations it is made from.
+commands are decoded by the same declarations it is made from. Its root tells a line apart
+by "type": a command's type is one of the commands, "response" a Response, whose "command"
+is a known command (any other only in an error response), "extension_ui_request" a dialog
+request, and only a line of any other type is an event (open, as in the stream).
+--rpc=commands prints the document whose root is a command (a client's stdin), and
+--rpc=output the one whose root is a line a client reads (its stdout).
 
-Copies are in docs/schema/ of the repository: line.schema.json, line-deltas.schema.json and
-rpc.schema.json.
+Copies are in docs/schema/ of the repository: line.schema.json, line-deltas.schema.json,
+rpc.schema.json, rpc-commands.schema.json and rpc-output.schema.json.
 
 Examples:
 
   base-context schema > line.schema.json
   base-context schema --deltas > line-deltas.schema.json
   base-context schema --rpc > rpc.schema.json
+  base-context schema --rpc=commands > rpc-commands.schema.json
+  base-context schema --rpc=output > rpc-output.schema.json
   base-context schema --rpc | jq '."$defs".PromptCommand'
   base-context schema | jq '."$defs".AssistantMessage.required'`
 }
 
 // Run prints the schema.
 func (c *SchemaCmd) Run(streams *IO) error {
-	schema := codec.JSONSchema
-	if c.RPC {
-		schema = rpc.JSONSchema
+	schema := codec.JSONSchema(c.Deltas)
+	if c.RPC.set {
+		schema = rpc.DirectionSchema(c.RPC.dir, c.Deltas)
 	}
-	_, err := streams.Out.Write(schema(c.Deltas))
+	_, err := streams.Out.Write(schema)
 	return err
+}
+
+// rpcFlag is --rpc, alone (both directions) or with a direction: --rpc=commands.
+type rpcFlag struct {
+	set bool
+	dir rpc.Direction
+}
+
+// IsBool lets --rpc stand alone.
+func (f *rpcFlag) IsBool() bool { return true }
+
+func (f *rpcFlag) Decode(ctx *kong.DecodeContext) error {
+	f.set, f.dir = true, rpc.Both
+	if ctx.Scan.Peek().Type != kong.FlagValueToken {
+		return nil
+	}
+	v := fmt.Sprint(ctx.Scan.Pop().Value)
+	for _, d := range rpc.Directions {
+		if v == string(d) {
+			f.dir = d
+			return nil
+		}
+	}
+	if v == "true" {
+		return nil
+	}
+	names := make([]string, len(rpc.Directions))
+	for i, d := range rpc.Directions {
+		names[i] = string(d)
+	}
+	return fmt.Errorf("takes no value, or one of %s (not %q)", strings.Join(names, ", "), v)
 }

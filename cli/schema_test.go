@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -19,6 +20,8 @@ func TestSchemaFiles(t *testing.T) {
 		{[]string{"schema"}, "../docs/schema/line.schema.json"},
 		{[]string{"schema", "--deltas"}, "../docs/schema/line-deltas.schema.json"},
 		{[]string{"schema", "--rpc"}, "../docs/schema/rpc.schema.json"},
+		{[]string{"schema", "--rpc=commands"}, "../docs/schema/rpc-commands.schema.json"},
+		{[]string{"schema", "--rpc=output"}, "../docs/schema/rpc-output.schema.json"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := Run(c.args, IO{Out: &out, Err: &errOut}); code != 0 {
@@ -37,5 +40,14 @@ func TestSchemaFiles(t *testing.T) {
 		if !bytes.Equal(committed, out.Bytes()) {
 			t.Errorf("%s differs from `base-context %v`; regenerate it: go test ./cli -run TestSchemaFiles -update", c.file, c.args)
 		}
+	}
+}
+
+// --rpc takes a direction or nothing; any other value is a usage error naming the choices.
+func TestSchemaRPCDirection(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run([]string{"schema", "--rpc=input"}, IO{Out: &out, Err: &errOut}); code != ExitUsage || out.Len() != 0 ||
+		!strings.Contains(errOut.String(), `one of commands, output (not "input")`) {
+		t.Errorf("schema --rpc=input: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }

@@ -127,6 +127,9 @@ type Union struct {
 	// Closed: the variants are all there are (rpc's commands); the stream's unions are open,
 	// a consumer ignores a type it does not know.
 	Closed bool
+	// Otherwise, in a closed union, is the shape of an object whose tag no variant has (rpc's
+	// error response to a command of an unknown type); nil: such an object is not valid.
+	Otherwise *Shape
 }
 
 // Variant returns the variant of tag, or nil for a tag the description does not know.

@@ -28,8 +28,8 @@ func JSONSchema(deltas bool) []byte {
 // definitions (of the full form or, with deltas, of the delta form) and those of unions of
 // objects outside the stream (rpc mode's commands and responses), whose variants are shapes
 // of Describe, and of more shapes of Describe, with the shapes their members hold. The
-// document's own schema is any of roots, names of its definitions.
-func SchemaDocument(title, description string, deltas bool, unions []*Union, shapes []*Shape, roots []string) []byte {
+// document's own schema is root's.
+func SchemaDocument(title, description string, deltas bool, unions []*Union, shapes []*Shape, root Root) []byte {
 	g := streamSchema(deltas)
 	for _, u := range unions {
 		g.union(u)
@@ -41,11 +41,47 @@ func SchemaDocument(title, description string, deltas bool, unions []*Union, sha
 		g.def(s)
 		g.nested(s)
 	}
-	var anyOf []any
-	for _, r := range roots {
-		anyOf = append(anyOf, g.ref(r))
+	return g.document(title, description, g.root(root))
+}
+
+// Root is a document's own schema: an object is told apart by its member Key and must be of
+// the definition of the case holding its value, or of Otherwise when none does. Without
+// cases, it is Otherwise.
+type Root struct {
+	Key       string
+	Cases     []RootCase
+	Otherwise string
+}
+
+// RootCase names the definition of the objects whose Key is one of Tags; with Def "", such
+// an object is not valid.
+type RootCase struct {
+	Tags []string
+	Def  string
+}
+
+func (g *schemaGen) root(r Root) obj {
+	if len(r.Cases) == 0 {
+		return g.ref(r.Otherwise)
 	}
-	return g.document(title, description, obj{{"anyOf", anyOf}})
+	var all []string
+	var cases []any
+	for _, c := range r.Cases {
+		all = append(all, c.Tags...)
+		var then any = false
+		if c.Def != "" {
+			then = g.ref(c.Def)
+		}
+		cases = append(cases, obj{{"if", g.keyIn(r.Key, c.Tags)}, {"then", then}})
+	}
+	otherwise := obj{{"not", g.keyIn(r.Key, all)}}
+	cases = append(cases, obj{{"if", otherwise}, {"then", g.ref(r.Otherwise)}})
+	return obj{{"type", "object"}, {"allOf", cases}}
+}
+
+// keyIn is the schema of an object whose member key is one of tags.
+func (g *schemaGen) keyIn(key string, tags []string) obj {
+	return obj{{"properties", obj{{key, obj{{"enum", tags}}}}}, {"required", []string{key}}}
 }
 
 // streamSchema is a generator holding the definitions of the stream's unions and shapes.
@@ -129,7 +165,12 @@ func (g *schemaGen) union(u *Union) {
 		}
 	}()
 	doc, key := u.Doc+" Told apart by "+u.Key+"; one of an unknown "+u.Key+" is valid.", obj{{"type", "string"}}
-	if u.Closed {
+	switch {
+	case u.Closed && u.Otherwise != nil:
+		doc = u.Doc + " Told apart by " + u.Key + "; one of an unknown " + u.Key + " is " + defName(u.Otherwise.Name) + "."
+		cases = append(cases, obj{{"if", obj{{"not", g.keyIn(u.Key, u.Tags())}}}, {"then", g.ref(u.Otherwise.Name)}})
+		defer g.def(u.Otherwise)
+	case u.Closed:
 		doc, key = u.Doc+" Told apart by "+u.Key+".", append(key, kv{"enum", u.Tags()})
 	}
 	g.defs = append(g.defs, kv{u.Name, obj{

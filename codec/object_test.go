@@ -73,7 +73,7 @@ func TestDescribeObjectsOutsideTheStream(t *testing.T) {
 	if ShapeOf(&request{}) != nil || strings.Contains(string(JSONSchema(false)), "Request") {
 		t.Error("an object outside the stream joined the stream's description")
 	}
-	doc := string(SchemaDocument("t", "d", false, nil, []*Shape{s}, []string{"Request"}))
+	doc := string(SchemaDocument("t", "d", false, nil, []*Shape{s}, Root{Otherwise: "Request"}))
 	for _, want := range []string{`"Request": {`, `"$ref": "#/$defs/Request"`, `"type": "null"`} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("the document lacks %s", want)

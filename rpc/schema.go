@@ -40,14 +40,44 @@ var errorOnly = []struct{ name, doc string }{
 	{"unknown", "A command without a string type, or with the key type twice."},
 }
 
-// JSONSchema returns the JSON Schema (draft 2020-12) of rpc mode's lines: the commands a
-// client writes (Command), and what it reads: responses (Response), dialog requests
+// unknownCommandResponse is the error response to a command of a type the server does
+// not know: its "command" repeats that type, as the upstream's does.
+type unknownCommandResponse struct {
+	ID      string `json:"id,omitempty" doc:"the command's id, as a string"`
+	Type    string `json:"type" const:"\"response\""`
+	Command string `json:"command" doc:"the command's type, which no command has"`
+	Success bool   `json:"success" const:"false"`
+	Error   string `json:"error" doc:"unknown command type …"`
+}
+
+// Direction chooses the lines a schema of rpc mode describes.
+type Direction string
+
+const (
+	Both     Direction = ""         // a line either way: the combined document
+	Commands Direction = "commands" // the lines a client writes
+	Output   Direction = "output"   // the lines a client reads
+)
+
+// Directions are the values of Direction, as `schema --rpc=…` takes them.
+var Directions = []Direction{Commands, Output}
+
+// JSONSchema returns the JSON Schema (draft 2020-12) of a line of rpc mode either way.
+func JSONSchema(deltas bool) []byte { return DirectionSchema(Both, deltas) }
+
+// DirectionSchema returns the JSON Schema (draft 2020-12) of rpc mode's lines: the commands
+// a client writes (Command), and what it reads: responses (Response), dialog requests
 // (ExtensionUIRequest) and the events of the stream (Event, of the full form or, with
-// deltas, of the delta form), made from the same declarations the server decodes commands by.
-func JSONSchema(deltas bool) []byte {
+// deltas, of the delta form), made from the same declarations the server decodes commands
+// by. A line is told apart by its "type": a command's type is one of the commands, a
+// response's command one of the commands (or, with success false, any other type), and
+// only the events are open (a type the schema does not know is an event).
+func DirectionSchema(dir Direction, deltas bool) []byte {
 	id := *codec.Describe((*commandLine)(nil)).Member("id")
 	cmds := &codec.Union{Name: "Command", Key: "type", Closed: true, Doc: "One command line a client writes."}
-	resps := &codec.Union{Name: "Response", Key: "command", Doc: "The response to a command."}
+	unknown := *codec.Describe((*unknownCommandResponse)(nil))
+	unknown.Name, unknown.Doc = "UnknownCommandResponse", "The response to a command of a type no command has."
+	resps := &codec.Union{Name: "Response", Key: "command", Closed: true, Otherwise: &unknown, Doc: "The response to a command."}
 	envelope := codec.Describe((*responseLine)(nil))
 	response := func(name, doc string, data *codec.Shape, null bool) *codec.Shape {
 		v := &codec.Shape{Name: variantName(name) + "Response", Tag: name, Union: resps, Doc: doc}
@@ -87,12 +117,37 @@ func JSONSchema(deltas bool) []byte {
 	if deltas {
 		form = "delta form (--json-deltas)"
 	}
-	return codec.SchemaDocument("base-context rpc mode: one line",
-		"One line of `base-context --mode rpc`: a command on stdin (Command), or on stdout a response (Response), "+
-			"a dialog request (ExtensionUIRequest) or a line of the event stream (Event, "+form+"). Generated from the "+
-			"declarations the server decodes commands by, and the codec package's description of the stream, by "+
-			"`base-context schema --rpc`. The README's RPC section describes the protocol.",
-		deltas, []*codec.Union{cmds, resps}, []*codec.Shape{&dialog}, []string{"Command", "Response", "ExtensionUIRequest", "Event"})
+	// What a client reads is told apart by "type": an event is any line of another type.
+	output := []codec.RootCase{{Tags: []string{"response"}, Def: "Response"}, {Tags: []string{"extension_ui_request"}, Def: "ExtensionUIRequest"}}
+	var title, what string
+	var root codec.Root
+	switch dir {
+	case Commands:
+		title, what = "base-context rpc mode: one command", "One command line a client of `base-context --mode rpc` writes on its stdin (Command)."
+		root = codec.Root{Otherwise: "Command"}
+	case Output:
+		title = "base-context rpc mode: one output line"
+		what = "One line `base-context --mode rpc` writes on its stdout: a response (Response), a dialog request (ExtensionUIRequest) " +
+			"or a line of the event stream (Event, " + form + ")."
+		// A command is not an event of a type the reader does not know.
+		root = codec.Root{Key: "type", Cases: append([]codec.RootCase{{Tags: cmds.Tags()}}, output...), Otherwise: "Event"}
+	default:
+		title = "base-context rpc mode: one line"
+		what = "One line of `base-context --mode rpc`: a command on stdin (Command), or on stdout a response (Response), " +
+			"a dialog request (ExtensionUIRequest) or a line of the event stream (Event, " + form + ")."
+		root = codec.Root{Key: "type", Cases: append([]codec.RootCase{{Tags: cmds.Tags(), Def: "Command"}}, output...), Otherwise: "Event"}
+	}
+	return codec.SchemaDocument(title, what+" Generated from the declarations the server decodes commands by, and the codec "+
+		"package's description of the stream, by `base-context schema --rpc"+direction(dir)+"`. The README's RPC section describes the protocol.",
+		deltas, []*codec.Union{cmds, resps}, []*codec.Shape{&dialog}, root)
+}
+
+// direction is dir as the flag writes it: "=commands", or "" for both.
+func direction(dir Direction) string {
+	if dir == Both {
+		return ""
+	}
+	return "=" + string(dir)
 }
 
 // variantName is the schema's name of a command: "get_state" is "GetState".

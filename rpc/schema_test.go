@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,6 +79,57 @@ func TestLinesOfTheTestsMatchTheSchema(t *testing.T) {
 	} {
 		if valid(t, commandDef, line) == nil {
 			t.Errorf("the schema takes %s", line)
+		}
+	}
+}
+
+// The roots of the documents tell a line apart by its type: a command's type is a closed
+// set, a response's command is a known command whose data is checked (or, failed, any other
+// type), and only a line of another type is an event, open.
+func TestSchemaRoots(t *testing.T) {
+	root := func(dir Direction) *jsonschema.Resolved {
+		s, err := schematest.Resolve(DirectionSchema(dir, false), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	both, commands, output := root(Both), root(Commands), root(Output)
+	withID, _ := decodeCommand([]byte(`{"id":"r1","type":"get_state"}`))
+	state := string(appendResponse(nil, withID, "get_state", marshal(stateData{Model: &modelData{Input: []string{}}}), nil))
+	badState := strings.Replace(state, `"isStreaming":false`, `"isStreaming":"no"`, 1)
+	if badState == state {
+		t.Fatalf("no isStreaming in %s", state)
+	}
+	unknown, _ := decodeCommand([]byte(`{"id":"u","type":"no_such_command"}`))
+	for _, c := range []struct {
+		line               string
+		both, cmds, output bool // valid against each root
+	}{
+		{`{"type":"prompt","message":"hi"}`, true, true, false},
+		{`{"type":"prompt"}`, false, false, false},
+		{`{"type":"extension_ui_response","id":"x","confirmed":true}`, true, true, false},
+		{`{"type":"no_such_command"}`, true, false, true}, // a new event, as far as a reader knows
+		{state, true, false, true},
+		{badState, false, false, false},
+		{`{"type":"response","command":"get_state","success":true,"data":{"model":1}}`, false, false, false},
+		{string(appendResponse(nil, unknown, "no_such_command", nil, errors.New(`unknown command type "no_such_command"`))), true, false, true},
+		{`{"type":"response","command":"no_such_command","success":true}`, false, false, false},
+		{string(appendDialog(nil, "d1", Dialog{Method: DialogConfirm, Title: "Run it?"}, time.Second)), true, false, true},
+		{`{"type":"extension_ui_request","id":"d1"}`, false, false, false},
+		{`{"type":"agent_start"}`, true, false, true},
+		{`{"type":"message_end"}`, false, false, false},
+		{`{"type":"some_future_event","x":1}`, true, false, true},
+		{`{"id":"b"}`, false, false, false},
+	} {
+		for _, r := range []struct {
+			name  string
+			s     *jsonschema.Resolved
+			valid bool
+		}{{"--rpc", both, c.both}, {"--rpc=commands", commands, c.cmds}, {"--rpc=output", output, c.output}} {
+			if err := valid(t, r.s, c.line); (err == nil) != r.valid {
+				t.Errorf("%s: %s: valid %v, want %v (%v)", r.name, c.line, err == nil, r.valid, err)
+			}
 		}
 	}
 }
