@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"syscall"
 
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
@@ -195,7 +196,13 @@ func (a *Agent) endQueue(ctx context.Context) {
 			a.saveEntry(session.TypeCustom, session.UndeliveredFields(session.KindFollowUp, q.text))
 		}
 	}
-	if ctx.Err() != nil && a.saveFailed() == nil {
+	switch emitErr := a.emitFailed(); {
+	case a.saveFailed() != nil:
+	case emitErr != nil && !errors.Is(emitErr, syscall.EPIPE):
+		// The stream could not be written: the run failed, though its last message shows an
+		// abort. (A reader that left, a broken pipe, only stopped it.)
+		a.saveEntry(session.TypeCustom, session.FailedFields(emitErr.Error()))
+	case ctx.Err() != nil:
 		a.saveEntry(session.TypeCustom, session.CustomFields(session.CustomStopped, nil))
 	}
 }

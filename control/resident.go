@@ -145,7 +145,7 @@ func (r *Resident) Write(p []byte) (int, error) {
 	}
 	n, err := r.events.Write(p)
 	if err != nil {
-		err = fmt.Errorf("cannot save the session: %w", err)
+		err = fmt.Errorf("cannot write the stream for attach: %w", err)
 	}
 	return n, err
 }

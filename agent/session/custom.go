@@ -18,6 +18,10 @@ const (
 	// CustomStopped records that a run was stopped (Ctrl-C, SIGTERM, `stop`) at a point
 	// where its last message does not show it: during its tools. No data.
 	CustomStopped = "base-context.stopped"
+	// CustomFailed records that a run failed where its last message does not show it: its
+	// stream could not be written (a full disk, a file size limit), which stopped it.
+	// Data: {"error"}.
+	CustomFailed = "base-context.failed"
 	// CustomUndelivered is a message sent to a run (`send`) that the run could not deliver
 	// before it ended; the next resume delivers it. Data: {"kind":"steer"|"followUp","text"}.
 	CustomUndelivered = "base-context.undelivered"
@@ -39,6 +43,11 @@ func CustomFields(customType string, data []byte) []byte {
 		b = append(b, data...)
 	}
 	return append(b, '}')
+}
+
+// FailedFields are the members of a CustomFailed entry.
+func FailedFields(reason string) []byte {
+	return CustomFields(CustomFailed, append(codec.AppendString([]byte(`{"error":`), reason), '}'))
 }
 
 // UndeliveredFields are the members of a CustomUndelivered entry.

@@ -19,7 +19,7 @@ const (
 	StatusRunning   = "running"
 	StatusCompleted = "completed" // the last message is an answer (stop or length)
 	StatusStopped   = "stopped"   // the run was stopped or interrupted: an aborted answer, or a CustomStopped entry after the last message
-	StatusFailed    = "failed"    // anything else: an error, a failed save, a run killed (even during its tools: calls without results)
+	StatusFailed    = "failed"    // anything else: an error, a failed save, a stream that could not be written (a CustomFailed entry after the last message), a run killed (even during its tools: calls without results)
 )
 
 // Info summarizes a session file for listings.
@@ -96,8 +96,15 @@ func Scan(path string) (Info, error) {
 		case TypeModelChange:
 			info.Model = m[3].Str(line) + "/" + m[4].Str(line)
 		case TypeCustom:
-			if m[5].Str(line) == CustomStopped && info.Messages > 0 && info.Status == StatusFailed {
-				info.Status = StatusStopped
+			switch m[5].Str(line) {
+			case CustomStopped:
+				if info.Messages > 0 && info.Status == StatusFailed {
+					info.Status = StatusStopped
+				}
+			case CustomFailed:
+				if info.Messages > 0 {
+					info.Status = StatusFailed
+				}
 			}
 		}
 	}
