@@ -1,0 +1,271 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/basecontext/base-context/agent"
+	"github.com/basecontext/base-context/agent/provider"
+	"github.com/basecontext/base-context/agent/session"
+	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/stages"
+)
+
+// Local is the Host of a `--mode rpc` process: its sessions are files in SessionDir (or kept
+// in memory with Memory), each registered in RegistryDir so that list, stop, send and attach
+// find it; its agents, output chains and models are those of the run's flags, which the
+// caller gives as functions.
+type Local struct {
+	WorkDir     string
+	SessionDir  string
+	RegistryDir string
+	Memory      bool // --no-session: every session is kept in memory only
+
+	Model    provider.Model // the model the process starts with, recorded in each session
+	Provider provider.Provider
+	Thinking string
+
+	// Start opens the session of the flags (new, --resume, --continue, --fork), registered.
+	Start func() (*control.Session, *control.Run, error)
+	// Rewrite rewrites each entry a fork copies from its parent, and Store wraps the store of
+	// each session (both: the redaction of what is saved).
+	Rewrite func(line []byte) []byte
+	Store   func(session.Store) session.Store
+	// AgentConfig completes the configuration of a session's agent as the run flags say.
+	AgentConfig func(id string, base agent.Config) agent.Config
+	// Permission decides tool calls (nil: all are allowed); see Ask.
+	Permission agent.Permission
+	// OutputChain is the chain of --mode json: the header, redaction, the delta form.
+	OutputChain func(codec.Header) stages.Stage
+	// Registry is the model catalog; the models of a provider whose key Getenv has (or
+	// APIKey, --api-key, for the provider of Model) are the client's to choose.
+	Registry func() (*provider.Registry, error)
+	Getenv   func(string) string
+	APIKey   string
+	// Resolve finds a model as --provider and --model would; a leading "error: " of its
+	// errors, which are written for stderr, is dropped.
+	Resolve func(providerName, id string) (provider.Model, provider.Provider, error)
+	// Warnings receive the problems a client cannot be told about in a response.
+	Warnings func(msg string)
+
+	srv    *Server
+	memory map[*Session]*session.Memory // the entries of sessions kept in memory
+}
+
+// NewServer returns the server of l, writing to out.
+func (l *Local) NewServer(out io.Writer) *Server {
+	l.memory = map[*Session]*session.Memory{}
+	l.srv = NewServer(l, out)
+	return l.srv
+}
+
+// Ask asks the client a yes-or-no question (a confirm dialog); no answer is no. It is the
+// question of --permission-mode ask.
+func (l *Local) Ask(ctx context.Context, question string) (bool, error) {
+	a, err := l.srv.Dialogs.Ask(ctx, Dialog{Method: DialogConfirm, Title: question})
+	return a.Confirmed, err
+}
+
+func (l *Local) Cwd() string     { return l.WorkDir }
+func (l *Local) Warn(msg string) { l.Warnings(msg) }
+
+// StartSession opens the session of the flags: new, --resume, --continue or --fork.
+func (l *Local) StartSession() (*Session, error) {
+	s, run, err := l.Start()
+	if err != nil {
+		return nil, err
+	}
+	mem, _ := s.Store.(*session.Memory) // --no-session
+	return l.wrap(s, run, mem), nil
+}
+
+// open opens a session of src after the first, as the flags say (in memory with
+// --no-session), and registers it.
+func (l *Local) open(src *control.Source, parent string) (*Session, error) {
+	s, err := src.Open(control.OpenOptions{Dir: l.SessionDir, Cwd: l.WorkDir, Memory: l.Memory,
+		Parent: parent, Rewrite: l.Rewrite, Warn: func(path, w string) { l.Warn(path + ": " + w) }})
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the session file: %v", err)
+	}
+	run, err := control.Start(l.RegistryDir, s.Header.ID, l.WorkDir, s.File, nil)
+	if err != nil {
+		l.Warn("cannot register the session, so list, stop, send and attach will not find it: " + err.Error())
+	}
+	var mem *session.Memory
+	if l.Memory {
+		mem, _ = s.Store.(*session.Memory)
+	}
+	return l.wrap(s, run, mem), nil
+}
+
+// NewSession opens a fresh session, naming parent as its parentSession.
+func (l *Local) NewSession(parent string) (*Session, error) {
+	return l.open(&control.Source{Choice: control.Choice{Kind: control.KindNew, ID: session.NewID()}}, parent)
+}
+
+// SwitchSession continues the saved session at path, or the one a session id names.
+func (l *Local) SwitchSession(path string) (*Session, error) {
+	if l.Memory {
+		return nil, errors.New("switch_session needs saved sessions: this run has --no-session")
+	}
+	if _, err := os.Stat(path); err != nil {
+		found, ferr := session.Find(l.SessionDir, path)
+		if ferr != nil {
+			return nil, ferr
+		}
+		path = found
+	}
+	hd, err := session.ReadHeader(path)
+	if err != nil {
+		return nil, err
+	}
+	if !control.SameDir(hd.Cwd, l.WorkDir) {
+		return nil, fmt.Errorf("session %s belongs to %s, not to this directory (%s)", hd.ID, hd.Cwd, l.WorkDir)
+	}
+	src, err := control.Choice{Kind: control.KindResume, ID: hd.ID, Path: path}.Load(l.RegistryDir)
+	if err != nil {
+		return nil, err
+	}
+	return l.open(src, "")
+}
+
+// ForkSession copies the chain of from, up to the entry before, into a new session.
+func (l *Local) ForkSession(from *Session, before string) (*Session, error) {
+	parent, err := l.loaded(from)
+	if err != nil {
+		return nil, err
+	}
+	if before != "" {
+		cut := *parent
+		cut.Chain = nil
+		for _, e := range parent.Chain {
+			if e.ID == before {
+				break
+			}
+			cut.Chain = append(cut.Chain, e)
+		}
+		parent = &cut
+	}
+	return l.open(control.Fork(parent), "")
+}
+
+// loaded reads the chain of a session: its file, or its entries in memory.
+func (l *Local) loaded(s *Session) (*session.Loaded, error) {
+	if mem := l.memory[s]; mem != nil {
+		ld := &session.Loaded{Header: *s.Header, Entries: mem.Entries()}
+		for i := range ld.Entries {
+			ld.Chain = append(ld.Chain, &ld.Entries[i])
+		}
+		return ld, nil
+	}
+	if s.File == "" {
+		return &session.Loaded{Header: *s.Header}, nil
+	}
+	return session.Read(s.File)
+}
+
+// Entries returns the entries on the session's chain.
+func (l *Local) Entries(s *Session) ([]session.Entry, error) {
+	ld, err := l.loaded(s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]session.Entry, len(ld.Chain))
+	for i, e := range ld.Chain {
+		out[i] = *e
+	}
+	return out, nil
+}
+
+// wrap turns an open session into the server's: the store records the model, and a
+// registered session gets an events file that `attach` follows.
+func (l *Local) wrap(cs *control.Session, run *control.Run, mem *session.Memory) *Session {
+	store := l.Store(cs.Store)
+	store.AppendModelChange(l.Model.Provider, l.Model.ID)
+	store.AppendThinkingLevel(l.Thinking)
+	s := &Session{Header: cs.Header, Store: store, History: cs.History, HistoryIDs: cs.HistoryIDs, File: cs.File,
+		Manage: func(ctx context.Context, ag *agent.Agent) context.Context { return run.Manage(ctx, ag) }}
+	run.Deliver = l.srv.Deliver // `send` to an idle session starts a run
+	if events, err := run.OpenEvents(); err != nil {
+		l.Warn("cannot write the stream for attach: " + err.Error())
+	} else if events != nil {
+		s.Events = events
+	}
+	s.Close = func(code int, reason string) error {
+		err := store.Close()
+		run.End(code, reason) // the exit record comes before the registry entry goes, as for a detached run
+		delete(l.memory, s)
+		return err
+	}
+	if mem != nil {
+		l.memory[s] = mem
+	}
+	return s
+}
+
+// NewAgent builds the agent of a session, with the run flags' configuration.
+func (l *Local) NewAgent(s *Session, emit func(codec.Event) error) *agent.Agent {
+	cfg := l.AgentConfig(s.Header.ID, agent.Config{
+		Store: s.Store, Emit: emit, Permission: l.Permission, HistoryEntryIDs: s.HistoryIDs,
+	})
+	return agent.New(cfg, s.History)
+}
+
+// Chain is the output chain of --mode json: the header, redaction, the delta form.
+func (l *Local) Chain(hd codec.Header) stages.Stage { return l.OutputChain(hd) }
+
+// Models are the models whose provider has a key, and the scripted model in use.
+func (l *Local) Models() []ModelInfo {
+	var out []ModelInfo
+	if l.Model.Provider == provider.APIScript {
+		out = append(out, ModelInfo{Model: l.Model})
+	}
+	reg, err := l.Registry()
+	if err != nil {
+		return out
+	}
+	for _, p := range reg.Providers {
+		if _, err := p.Key(l.Getenv); err != nil && !(l.APIKey != "" && p.Name == l.Model.Provider) {
+			continue
+		}
+		for _, m := range p.Models {
+			m.Provider, m.API = p.Name, p.API
+			out = append(out, ModelInfo{Model: m, BaseURL: p.BaseURL})
+		}
+	}
+	return out
+}
+
+// ResolveModel finds a model as --provider and --model would; the scripted model in use is
+// found by its id.
+func (l *Local) ResolveModel(providerName, id string) (provider.Model, provider.Provider, error) {
+	if providerName == provider.APIScript && l.Model.Provider == provider.APIScript && id == l.Model.ID {
+		return l.Model, l.Provider, nil
+	}
+	m, p, err := l.Resolve(providerName, id)
+	if err != nil {
+		return provider.Model{}, nil, errors.New(strings.TrimPrefix(err.Error(), "error: "))
+	}
+	return m, p, nil
+}
+
+// BaseURL is where a provider's server is.
+func (l *Local) BaseURL(providerName string) string {
+	reg, err := l.Registry()
+	if err != nil {
+		return ""
+	}
+	for _, p := range reg.Providers {
+		if p.Name == providerName {
+			return p.BaseURL
+		}
+	}
+	return ""
+}
+
+var _ Host = (*Local)(nil)
