@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/codec"
@@ -67,24 +66,12 @@ type rpcFlag struct {
 // IsBool lets --rpc stand alone.
 func (f *rpcFlag) IsBool() bool { return true }
 
-func (f *rpcFlag) Decode(ctx *kong.DecodeContext) error {
+func (f *rpcFlag) Decode(ctx *kong.DecodeContext) (err error) {
 	f.set, f.dir = true, rpc.Both
-	if ctx.Scan.Peek().Type != kong.FlagValueToken {
-		return nil
-	}
-	v := fmt.Sprint(ctx.Scan.Pop().Value)
-	for _, d := range rpc.Directions {
-		if v == string(d) {
-			f.dir = d
-			return nil
+	if ctx.Scan.Peek().Type == kong.FlagValueToken {
+		if v := fmt.Sprint(ctx.Scan.Pop().Value); v != "true" {
+			f.dir, err = rpc.ParseDirection(v)
 		}
 	}
-	if v == "true" {
-		return nil
-	}
-	names := make([]string, len(rpc.Directions))
-	for i, d := range rpc.Directions {
-		names[i] = string(d)
-	}
-	return fmt.Errorf("takes no value, or one of %s (not %q)", strings.Join(names, ", "), v)
+	return err
 }

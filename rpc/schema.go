@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/basecontext/base-context/codec"
@@ -59,8 +60,15 @@ const (
 	Output   Direction = "output"   // the lines a client reads
 )
 
-// Directions are the values of Direction, as `schema --rpc=…` takes them.
-var Directions = []Direction{Commands, Output}
+// ParseDirection reads a direction as `schema --rpc=…` takes it: commands or output.
+func ParseDirection(name string) (Direction, error) {
+	for _, d := range []Direction{Commands, Output} {
+		if name == string(d) {
+			return d, nil
+		}
+	}
+	return Both, fmt.Errorf("takes no value, or one of %s, %s (not %q)", Commands, Output, name)
+}
 
 // JSONSchema returns the JSON Schema (draft 2020-12) of a line of rpc mode either way.
 func JSONSchema(deltas bool) []byte { return DirectionSchema(Both, deltas) }
