@@ -50,8 +50,8 @@ Examples:
 // Run prints the schema.
 func (c *SchemaCmd) Run(streams *IO) error {
 	schema := codec.JSONSchema(c.Deltas)
-	if c.RPC.set {
-		schema = rpc.DirectionSchema(c.RPC.dir, c.Deltas)
+	if c.RPC.Set {
+		schema = rpc.DirectionSchema(c.RPC.Dir, c.Deltas)
 	}
 	_, err := streams.Out.Write(schema)
 	return err
@@ -59,18 +59,18 @@ func (c *SchemaCmd) Run(streams *IO) error {
 
 // rpcFlag is --rpc, alone (both directions) or with a direction: --rpc=commands.
 type rpcFlag struct {
-	set bool
-	dir rpc.Direction
+	Set bool          // --rpc was given
+	Dir rpc.Direction // its value
 }
 
 // IsBool lets --rpc stand alone.
 func (f *rpcFlag) IsBool() bool { return true }
 
 func (f *rpcFlag) Decode(ctx *kong.DecodeContext) (err error) {
-	f.set, f.dir = true, rpc.Both
+	f.Set, f.Dir = true, rpc.Both
 	if ctx.Scan.Peek().Type == kong.FlagValueToken {
 		if v := fmt.Sprint(ctx.Scan.Pop().Value); v != "true" {
-			f.dir, err = rpc.ParseDirection(v)
+			f.Dir, err = rpc.ParseDirection(v)
 		}
 	}
 	return err
