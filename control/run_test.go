@@ -74,7 +74,10 @@ func TestRunLifecycle(t *testing.T) {
 	if _, err := Call(e.Socket, Request{Op: OpStop}); err != nil {
 		t.Fatal(err)
 	}
-	<-ctx.Done() // stop cancels the managed context
+	<-ctx.Done() // stop cancels the managed context, saying why to what it interrupts
+	if cause := context.Cause(ctx); cause == nil || cause.Error() != "stopped by `base-context stop`" {
+		t.Errorf("the cause of the stop: %v", cause)
+	}
 	if !run.StoppedByRequest() {
 		t.Error("StoppedByRequest is false after stop")
 	}

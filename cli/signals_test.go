@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"syscall"
+	"testing"
+)
+
+// The first signal cancels the command's context with a cause that says which signal it
+// was: a tool it interrupts reports that, not "context canceled".
+func TestSignalCancelsWithItsCause(t *testing.T) {
+	w := &signalWatch{}
+	ctx := w.context()
+	defer w.stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	if cause := context.Cause(ctx); cause == nil || cause.Error() != "terminated (SIGTERM)" {
+		t.Errorf("cause %v, want terminated (SIGTERM)", cause)
+	}
+	if code, msg, ok := w.exit(); !ok || code != ExitTerminated || msg != "terminated" {
+		t.Errorf("exit %d %q %v", code, msg, ok)
+	}
+}
