@@ -23,10 +23,9 @@ func (c *RunCmd) validateRPC() error {
 	return nil
 }
 
-// runRPC is `--mode rpc`: the protocol of package rpc on stdin and stdout, its sessions and
-// agents made as the run's flags say. Startup failures exit 2 before any line is written;
-// the end of stdin lets the current run finish (exit 0); SIGINT and SIGTERM abort it (130,
-// 143); `stop` aborts it and exits 1.
+// runRPC is `--mode rpc`: package rpc's protocol on stdin and stdout, with the run flags'
+// sessions and agents. Startup failures exit 2 before any line; the end of stdin lets the
+// current run finish (exit 0); SIGINT and SIGTERM abort it (130, 143); `stop` exits 1.
 func (c *RunCmd) runRPC(streams *IO, set settled) error {
 	ctx := streams.signals.context()
 	p, err := c.plan(streams, newModelsFile(streams), set, nil)
@@ -45,8 +44,7 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 		},
 		AgentConfig: func(id string, base agent.Config) agent.Config { return c.agentConfig(streams, p, id, base) },
 		OutputChain: func(h codec.Header) stages.Stage { return c.outputChain(p, h) },
-		Registry:    p.models.registry,
-		Getenv:      streams.Getenv, APIKey: c.APIKey,
+		Registry:    p.models.registry, Getenv: streams.Getenv, APIKey: c.APIKey,
 		Resolve: func(providerName, id string) (provider.Model, provider.Provider, error) {
 			f := c.ModelFlags
 			f.Model, f.Provider = id, providerName
