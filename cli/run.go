@@ -72,7 +72,6 @@ func (c *RunCmd) Validate() error {
 
 // Run runs the agent.
 func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
-	allowHugePages()
 	if err := c.checkHome(streams); err != nil { // before the settings: they live there too
 		return err
 	}
