@@ -105,7 +105,7 @@ func (f *ModelFlags) resolve(streams *IO, models *modelsFile, saved string) (pro
 	if err != nil {
 		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 	}
-	return model, withServerHint(prov, pc.BaseURL), nil
+	return model, provider.WithServerHint(prov, pc.BaseURL), nil
 }
 
 func (f *ModelFlags) scripted(id string) (provider.Model, provider.Provider, error) {

@@ -95,13 +95,25 @@ func (r *redaction) answer(text string) string {
 const minStderrKey = 8
 
 // redactError removes secrets from the message of err, which becomes the run's error: line
-// on stderr (and a resident run's exit record): the API keys configured always, since a
-// provider may echo the key it was sent; with redaction on, whatever the rules find too.
+// on stderr (and a resident run's exit record), as from every other text on stderr.
 func (c *RunCmd) redactError(streams *IO, models *modelsFile, err error) error {
 	code, msg := exitCode(err)
 	if msg == "" {
 		return err
 	}
+	if redact := c.stderrRedaction(streams, models); redact != nil {
+		if red := redact(msg); red != msg {
+			return &ExitError{Code: code, Msg: red, Err: err}
+		}
+	}
+	return err
+}
+
+// stderrRedaction removes secrets from what the run writes to stderr, so that it carries no
+// more than the stream would after redaction: the API keys configured always, since a
+// provider may echo the key it was sent, and the tools' arguments may hold them; with
+// redaction on, whatever the rules find too. nil: nothing to remove.
+func (c *RunCmd) stderrRedaction(streams *IO, models *modelsFile) func(string) string {
 	keys := c.ModelFlags.keys(models)
 	rules := c.RedactRule
 	if !c.RedactFlags.enabled() {
@@ -109,20 +121,17 @@ func (c *RunCmd) redactError(streams *IO, models *modelsFile, err error) error {
 		// secret, and may well be a word of the message.
 		keys = slices.DeleteFunc(keys, func(k string) bool { return len(k) < minStderrKey })
 		if len(keys) == 0 {
-			return err
+			return nil
 		}
 		rules = RedactRuleFlags{NoDefaultRules: true}
 	}
 	quiet := *streams
-	quiet.Err = io.Discard // the stream's redactor has warned already
-	r, rerr := rules.redactor(&quiet, "redact-", keys)
-	if rerr != nil {
-		return err
+	quiet.Err = io.Discard // the stream's redactor warns
+	r, err := rules.redactor(&quiet, "redact-", keys)
+	if err != nil {
+		return nil // the plan reports it
 	}
-	if red := r.RedactString(msg); red != msg {
-		return &ExitError{Code: code, Msg: red, Err: err}
-	}
-	return err
+	return r.RedactString
 }
 
 // sessionLines redacts the entries a fork copies from its parent session, with
