@@ -2,88 +2,38 @@ package cli
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"sync"
 	"syscall"
+
+	"github.com/basecontext/base-context/internal/signals"
 )
 
-// signalWatch is the one owner of the signals that stop a command: SIGHUP, SIGINT and
-// SIGTERM. Run makes one per command line; a command that must end properly on a signal
-// (close its stream in order, remove a temporary file) asks for its context, which the first
-// signal cancels, and its main path then returns err(), the status the signal calls for.
-// A command that never asks keeps the signals' default action, which ends it at once. No
-// goroutine ends the process: the exit status goes back through Run.
-type signalWatch struct {
-	mu     sync.Mutex
-	ch     chan os.Signal
-	ctx    context.Context
-	cancel context.CancelFunc
-	got    os.Signal
-}
+// signalWatch is the stop signals of a command line (package signals), with the exit
+// status each calls for. Run makes one per command line; a nil one (a command run without
+// Run) is never cancelled.
+type signalWatch struct{ w signals.Watch }
 
-// stopSignals are the signals watched. SIGHUP is left alone when the process started with
-// it ignored, so that `nohup base-context …` outlives its terminal.
-func stopSignals() []os.Signal {
-	sigs := []os.Signal{syscall.SIGINT, syscall.SIGTERM}
-	if !signal.Ignored(syscall.SIGHUP) {
-		sigs = append(sigs, syscall.SIGHUP)
-	}
-	return sigs
-}
-
-// context starts watching, on the first call, and returns the context the first signal
-// cancels. A nil watch (a command run without Run) is never cancelled.
-func (w *signalWatch) context() context.Context {
-	if w == nil {
+// context returns the context the first signal cancels, watching from the first call.
+func (s *signalWatch) context() context.Context {
+	if s == nil {
 		return context.Background()
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ctx != nil {
-		return w.ctx
-	}
-	w.ctx, w.cancel = context.WithCancel(context.Background())
-	w.ch = make(chan os.Signal, 2)
-	signal.Notify(w.ch, stopSignals()...)
-	go func(ch <-chan os.Signal, cancel context.CancelFunc) {
-		for s := range ch {
-			w.mu.Lock()
-			if w.got == nil {
-				w.got = s
-			}
-			w.mu.Unlock()
-			cancel()
-		}
-	}(w.ch, w.cancel)
-	return w.ctx
+	return s.w.Context()
 }
 
 // stop gives the signals their default action back.
-func (w *signalWatch) stop() {
-	if w == nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ch != nil {
-		signal.Stop(w.ch)
-		close(w.ch)
-		w.cancel()
-		w.ch = nil
+func (s *signalWatch) stop() {
+	if s != nil {
+		s.w.Stop()
 	}
 }
 
 // exit is the status and the error line of a command ended by the signal received; ok is
 // false while none has arrived.
-func (w *signalWatch) exit() (code int, msg string, ok bool) {
-	if w == nil {
+func (s *signalWatch) exit() (code int, msg string, ok bool) {
+	if s == nil {
 		return 0, "", false
 	}
-	w.mu.Lock()
-	s := w.got
-	w.mu.Unlock()
-	switch s {
+	switch s.w.Received() {
 	case syscall.SIGHUP:
 		return ExitHangup, "hangup", true
 	case syscall.SIGINT:
@@ -96,8 +46,8 @@ func (w *signalWatch) exit() (code int, msg string, ok bool) {
 
 // err is the error of a command ended by the signal received (130 "interrupted" for
 // SIGINT), nil while none has arrived.
-func (w *signalWatch) err() error {
-	if code, msg, ok := w.exit(); ok {
+func (s *signalWatch) err() error {
+	if code, msg, ok := s.exit(); ok {
 		return Fail(code, msg)
 	}
 	return nil
