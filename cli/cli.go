@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/internal/pipes"
 	"github.com/basecontext/base-context/terminal"
 )
 
@@ -79,7 +80,7 @@ func Main() int {
 	// With SIGPIPE delivered to us rather than killing the process, a write to a closed
 	// pipe fails with EPIPE, which ends the command quietly with status 0.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	growPipes()
+	pipes.Grow()
 	return Run(os.Args[1:], IO{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv,
 		StdinIsTerminal:  terminal.Is(os.Stdin),
