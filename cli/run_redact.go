@@ -6,7 +6,6 @@ import (
 
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
-	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
@@ -155,38 +154,5 @@ func (r *redaction) store(s session.Store) session.Store {
 	if r == nil || r.session == nil {
 		return s
 	}
-	return redactingStore{Store: s, r: r.session}
-}
-
-// redactingStore redacts each message before the store writes it.
-type redactingStore struct {
-	session.Store
-	r *redact.Redactor
-}
-
-func (s redactingStore) AppendMessage(m codec.Message) (string, error) {
-	red, err := s.r.RedactMessage(m)
-	if err != nil {
-		return "", err // never write it unredacted
-	}
-	return s.Store.AppendMessage(red)
-}
-
-// AppendModelChange redacts the names too: they come from the command line.
-func (s redactingStore) AppendModelChange(provider, modelID string) error {
-	return s.Store.AppendModelChange(s.r.RedactString(provider), s.r.RedactString(modelID))
-}
-
-// AppendThinkingLevel redacts the level too, so that every string the wrapper writes has
-// been through the redactor.
-func (s redactingStore) AppendThinkingLevel(level string) error {
-	return s.Store.AppendThinkingLevel(s.r.RedactString(level))
-}
-
-// AppendEntry redacts the entry's fields (a compaction's summary, say) and its type.
-func (s redactingStore) AppendEntry(typ string, fields []byte) (string, error) {
-	if len(fields) > 0 {
-		fields = s.r.RedactJSON(fields)
-	}
-	return s.Store.AppendEntry(s.r.RedactString(typ), fields)
+	return session.Redacting(s, r.session)
 }
