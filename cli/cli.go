@@ -13,6 +13,8 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/internal/pipes"
+	"github.com/basecontext/base-context/terminal"
 )
 
 // Version is set at build time with -ldflags "-X github.com/basecontext/base-context/cli.Version=…".
@@ -26,9 +28,14 @@ type IO struct {
 	Getenv func(string) string
 	// StdinIsTerminal reports whether In is an interactive terminal.
 	StdinIsTerminal bool
+	// StdoutIsTerminal reports whether Out is an interactive terminal (text mode then
+	// streams the answer as it arrives).
+	StdoutIsTerminal bool
 	// StderrIsTerminal reports whether Err is an interactive terminal (text mode then
 	// shows a status line there).
 	StderrIsTerminal bool
+	// TerminalWidth is the number of columns of Err's terminal; nil: terminal.DefaultWidth.
+	TerminalWidth func() int
 
 	signals *signalWatch // set by Run: the stop signals, for the commands that ask
 }
@@ -73,17 +80,14 @@ func Main() int {
 	// With SIGPIPE delivered to us rather than killing the process, a write to a closed
 	// pipe fails with EPIPE, which ends the command quietly with status 0.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	growPipes()
+	pipes.Grow()
 	return Run(os.Args[1:], IO{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv,
-		StdinIsTerminal:  isTerminal(os.Stdin),
-		StderrIsTerminal: isTerminal(os.Stderr),
+		StdinIsTerminal:  terminal.Is(os.Stdin),
+		StdoutIsTerminal: terminal.Is(os.Stdout),
+		StderrIsTerminal: terminal.Is(os.Stderr),
+		TerminalWidth:    func() int { return terminal.Width(os.Stderr) },
 	})
-}
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // exitRequest is how kong's --help and --version end a parse.

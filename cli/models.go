@@ -4,13 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 
 	"github.com/basecontext/base-context/agent/provider"
-	"github.com/basecontext/base-context/codec"
 )
 
 // ModelFlags choose the model a run talks to; shared by the commands that call a model.
@@ -105,7 +102,7 @@ func (f *ModelFlags) resolve(streams *IO, models *modelsFile, saved string) (pro
 	if err != nil {
 		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 	}
-	return model, withServerHint(prov, pc.BaseURL), nil
+	return model, provider.WithServerHint(prov, pc.BaseURL), nil
 }
 
 func (f *ModelFlags) scripted(id string) (provider.Model, provider.Provider, error) {
@@ -134,67 +131,5 @@ func (c *ModelsCmd) Run(streams *IO) error {
 	if err != nil {
 		return err
 	}
-	ready := map[string]bool{}
-	for _, p := range reg.Providers {
-		_, err := p.Key(streams.Getenv)
-		ready[p.Name] = err == nil
-	}
-	if c.JSON {
-		w := codec.NewLineWriter(streams.Out)
-		for _, m := range reg.Models() {
-			if err := w.WriteLine(modelJSON(m, ready[m.Provider])); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	tw := tabwriter.NewWriter(streams.Out, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tAPI\tCONTEXT\tMAX OUT\tREASONING\t$/M IN\t$/M OUT\tKEY")
-	for _, m := range reg.Models() {
-		key := "ok"
-		if !ready[m.Provider] {
-			key = "missing"
-		}
-		fmt.Fprintf(tw, "%s/%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", m.Provider, m.ID, m.API, m.ContextWindow, m.MaxTokens,
-			yesNo(m.Reasoning), price(m.Cost.Input), price(m.Cost.Output), key)
-	}
-	fmt.Fprintln(tw, "script/<name>\tscript\t200000\t32000\tno\t0\t0\tnone needed (offline, --script FILE)")
-	return tw.Flush()
+	return reg.List(streams.Out, streams.Getenv, c.JSON)
 }
-
-func modelJSON(m provider.Model, ready bool) []byte {
-	b := append([]byte(nil), `{"provider":`...)
-	b = codec.AppendString(b, m.Provider)
-	b = append(b, `,"id":`...)
-	b = codec.AppendString(b, m.ID)
-	b = append(b, `,"name":`...)
-	b = codec.AppendString(b, m.Name)
-	b = append(b, `,"api":`...)
-	b = codec.AppendString(b, m.API)
-	b = append(b, `,"contextWindow":`...)
-	b = strconv.AppendInt(b, m.ContextWindow, 10)
-	b = append(b, `,"maxTokens":`...)
-	b = strconv.AppendInt(b, m.MaxTokens, 10)
-	b = append(b, `,"reasoning":`...)
-	b = strconv.AppendBool(b, m.Reasoning)
-	b = append(b, `,"cost":{"input":`...)
-	b = codec.AppendFloat(b, m.Cost.Input)
-	b = append(b, `,"output":`...)
-	b = codec.AppendFloat(b, m.Cost.Output)
-	b = append(b, `,"cacheRead":`...)
-	b = codec.AppendFloat(b, m.Cost.CacheRead)
-	b = append(b, `,"cacheWrite":`...)
-	b = codec.AppendFloat(b, m.Cost.CacheWrite)
-	b = append(b, `},"keyAvailable":`...)
-	b = strconv.AppendBool(b, ready)
-	return append(b, '}')
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func price(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }

@@ -72,7 +72,6 @@ func (c *RunCmd) Validate() error {
 
 // Run runs the agent.
 func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
-	allowHugePages()
 	if err := c.checkHome(streams); err != nil { // before the settings: they live there too
 		return err
 	}
@@ -96,6 +95,9 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 // streams.Out. resident is the background process of a --detach run, nil otherwise.
 func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *control.Resident) (err error) {
 	models := newModelsFile(streams)
+	// From here every text for stderr goes through the status line, redacted (status.go).
+	status, streams := c.StatusFlags.start(streams, c.Mode, c.stderrRedaction(streams, models))
+	defer status.Clear()
 	defer func() { err = c.redactError(streams, models, err) }() // the error: line (run_redact.go)
 	p, err := c.plan(streams, models, set, resident)
 	if err != nil {
@@ -135,10 +137,12 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		st = c.outputChain(p, *header)
 	}
 	write := func(f *stages.Frame) error { return f.WriteLine(out) }
-	status := c.StatusFlags.statusLine(streams, c.Mode, p.model.Provider+"/"+p.model.ID)
-	defer status.clear()
+	status.SetModel(p.model.Provider + "/" + p.model.ID)
+	answer := c.answerStream(streams, p) // text mode on a terminal: the answer as it arrives
+	defer answer.Close()
 	emit := func(e codec.Event) error {
-		status.event(e)
+		status.Event(e)
+		answer.Event(e)
 		if c.Mode != "json" {
 			return nil
 		}
@@ -155,7 +159,10 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		ag.FollowUp(prompt)
 	}
 	outcome := ag.Prompt(ctx, opening(sess.Undelivered, prompts[0])...)
-	status.clear()
+	status.Clear()
+	if err := answer.Close(); err != nil && outcome.Err == nil {
+		outcome.Err = err
+	}
 	if err := st.Flush(write); err != nil && outcome.Err == nil {
 		outcome.Err = err
 	}
@@ -190,7 +197,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	}
 	// Text mode prints the answer of a completed run only: an interrupted or failed run has
 	// none (its reason goes to stderr), not even the text received so far.
-	if c.Mode == "text" {
+	if c.Mode == "text" && !answer.Wrote() {
 		if text := p.redaction.answer(text); text != "" {
 			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
 				return err

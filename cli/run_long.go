@@ -82,7 +82,7 @@ func or[T comparable](v, def T) T {
 // gates that failed or never ran exit 4, a failed compaction 1, a limit 3.
 func (f *LongRunFlags) exit(o agent.Outcome) error {
 	if g := o.Gates; g != nil && !g.Passed {
-		return Fail(ExitGate, gateFailure(o))
+		return Fail(ExitGate, o.GateFailure())
 	}
 	if o.CompactionErr != nil {
 		return Fail(ExitFailure, "compaction failed: "+o.CompactionErr.Error())
@@ -91,38 +91,4 @@ func (f *LongRunFlags) exit(o agent.Outcome) error {
 		return Fail(ExitLimit, o.Limit.Error())
 	}
 	return nil
-}
-
-// gateFailure says why the gates did not pass: how the last one failed, and what ended the
-// run if it was not the gates themselves.
-func gateFailure(o agent.Outcome) string {
-	why := ""
-	switch {
-	case o.Limit != nil:
-		why = o.Limit.Error()
-	case o.CompactionErr != nil:
-		why = "compaction failed: " + o.CompactionErr.Error()
-	case o.Failed():
-		why = "the run ended without an answer"
-		if o.Final != nil && o.Final.ErrorMessage != "" {
-			why = "the run failed: " + o.Final.ErrorMessage
-		}
-	}
-	g := o.Gates
-	if !g.Ran {
-		if why == "" {
-			return "the gates did not run"
-		}
-		return "the gates did not run: " + why
-	}
-	msg := fmt.Sprintf("gate %q failed: %s", g.Command, g.Status)
-	switch {
-	case why != "":
-		msg += "; then " + why
-	case g.Retries == 1:
-		msg += " (after 1 retry)"
-	case g.Retries > 1:
-		msg += fmt.Sprintf(" (after %d retries)", g.Retries)
-	}
-	return msg
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
-	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
@@ -95,13 +94,25 @@ func (r *redaction) answer(text string) string {
 const minStderrKey = 8
 
 // redactError removes secrets from the message of err, which becomes the run's error: line
-// on stderr (and a resident run's exit record): the API keys configured always, since a
-// provider may echo the key it was sent; with redaction on, whatever the rules find too.
+// on stderr (and a resident run's exit record), as from every other text on stderr.
 func (c *RunCmd) redactError(streams *IO, models *modelsFile, err error) error {
 	code, msg := exitCode(err)
 	if msg == "" {
 		return err
 	}
+	if redact := c.stderrRedaction(streams, models); redact != nil {
+		if red := redact(msg); red != msg {
+			return &ExitError{Code: code, Msg: red, Err: err}
+		}
+	}
+	return err
+}
+
+// stderrRedaction removes secrets from what the run writes to stderr, so that it carries no
+// more than the stream would after redaction: the API keys configured always, since a
+// provider may echo the key it was sent, and the tools' arguments may hold them; with
+// redaction on, whatever the rules find too. nil: nothing to remove.
+func (c *RunCmd) stderrRedaction(streams *IO, models *modelsFile) func(string) string {
 	keys := c.ModelFlags.keys(models)
 	rules := c.RedactRule
 	if !c.RedactFlags.enabled() {
@@ -109,20 +120,17 @@ func (c *RunCmd) redactError(streams *IO, models *modelsFile, err error) error {
 		// secret, and may well be a word of the message.
 		keys = slices.DeleteFunc(keys, func(k string) bool { return len(k) < minStderrKey })
 		if len(keys) == 0 {
-			return err
+			return nil
 		}
 		rules = RedactRuleFlags{NoDefaultRules: true}
 	}
 	quiet := *streams
-	quiet.Err = io.Discard // the stream's redactor has warned already
-	r, rerr := rules.redactor(&quiet, "redact-", keys)
-	if rerr != nil {
-		return err
+	quiet.Err = io.Discard // the stream's redactor warns
+	r, err := rules.redactor(&quiet, "redact-", keys)
+	if err != nil {
+		return nil // the plan reports it
 	}
-	if red := r.RedactString(msg); red != msg {
-		return &ExitError{Code: code, Msg: red, Err: err}
-	}
-	return err
+	return r.RedactString
 }
 
 // sessionLines redacts the entries a fork copies from its parent session, with
@@ -146,38 +154,5 @@ func (r *redaction) store(s session.Store) session.Store {
 	if r == nil || r.session == nil {
 		return s
 	}
-	return redactingStore{Store: s, r: r.session}
-}
-
-// redactingStore redacts each message before the store writes it.
-type redactingStore struct {
-	session.Store
-	r *redact.Redactor
-}
-
-func (s redactingStore) AppendMessage(m codec.Message) (string, error) {
-	red, err := s.r.RedactMessage(m)
-	if err != nil {
-		return "", err // never write it unredacted
-	}
-	return s.Store.AppendMessage(red)
-}
-
-// AppendModelChange redacts the names too: they come from the command line.
-func (s redactingStore) AppendModelChange(provider, modelID string) error {
-	return s.Store.AppendModelChange(s.r.RedactString(provider), s.r.RedactString(modelID))
-}
-
-// AppendThinkingLevel redacts the level too, so that every string the wrapper writes has
-// been through the redactor.
-func (s redactingStore) AppendThinkingLevel(level string) error {
-	return s.Store.AppendThinkingLevel(s.r.RedactString(level))
-}
-
-// AppendEntry redacts the entry's fields (a compaction's summary, say) and its type.
-func (s redactingStore) AppendEntry(typ string, fields []byte) (string, error) {
-	if len(fields) > 0 {
-		fields = s.r.RedactJSON(fields)
-	}
-	return s.Store.AppendEntry(s.r.RedactString(typ), fields)
+	return session.Redacting(s, r.session)
 }

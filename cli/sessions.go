@@ -47,21 +47,6 @@ type SessionsListCmd struct {
 	All  bool `help:"Sessions of every directory, not only of this one."`
 }
 
-// sessionListing is a session as `sessions list --json` prints it.
-type sessionListing struct {
-	ID            string `json:"id"`
-	Cwd           string `json:"cwd"`
-	Created       string `json:"created"`
-	LastActivity  string `json:"lastActivity"`
-	Model         string `json:"model,omitempty"`
-	MessageCount  int    `json:"messageCount"`
-	Status        string `json:"status"`
-	ParentSession string `json:"parentSession,omitempty"`
-	Path          string `json:"path"`
-	Prefix        string `json:"prefix"`
-	Title         string `json:"title"`
-}
-
 func (c *SessionsListCmd) Run(streams *IO) error {
 	if err := c.check(streams); err != nil {
 		return err
@@ -70,36 +55,12 @@ func (c *SessionsListCmd) Run(streams *IO) error {
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
 	}
-	dir := c.dir(streams)
-	infos, problems, err := session.List(dir)
+	rows, problems, err := control.ListSessions(c.dir(streams), registryDir(streams), cwd, c.All)
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
 	}
 	for _, p := range problems {
 		fmt.Fprintf(streams.Err, "warning: %v\n", p)
-	}
-	allIDs, err := session.IDs(dir)
-	if err != nil {
-		return Fail(ExitUsage, err.Error())
-	}
-	prefixes := uniquePrefixes(allIDs, minPrefix)
-	running := map[string]bool{}
-	entries, _ := control.Running(registryDir(streams))
-	for _, e := range entries {
-		running[e.ID] = true
-	}
-	var rows []sessionListing
-	for _, in := range infos {
-		if !c.All && !control.SameDir(in.Cwd, cwd) {
-			continue
-		}
-		status := in.Status
-		if running[in.ID] {
-			status = session.StatusRunning
-		}
-		rows = append(rows, sessionListing{ID: in.ID, Cwd: in.Cwd, Created: in.Created, LastActivity: in.LastActivity,
-			Model: in.Model, MessageCount: in.Messages, Status: status, ParentSession: in.ParentSession, Path: in.Path,
-			Prefix: prefixes[in.ID], Title: title(in.FirstPrompt)})
 	}
 	if c.JSON {
 		out := codec.NewLineWriter(streams.Out)
@@ -125,47 +86,6 @@ func (c *SessionsListCmd) Run(streams *IO) error {
 		fmt.Fprintln(tw, line+"\t"+orDash(r.Title))
 	}
 	return tw.Flush()
-}
-
-// minPrefix is the shortest id prefix sessions list shows: ids are UUIDv7, whose first
-// characters are a timestamp that sessions of the same minute share.
-const minPrefix = 8
-
-// uniquePrefixes maps each id to its shortest prefix of at least least characters that no
-// other id starts with (the whole id when it is a prefix of another). ids must be sorted:
-// an id shares its longest prefix with one of its neighbours.
-func uniquePrefixes(ids []string, least int) map[string]string {
-	out := make(map[string]string, len(ids))
-	for i, id := range ids {
-		n := least
-		for _, j := range []int{i - 1, i + 1} {
-			if j >= 0 && j < len(ids) {
-				n = max(n, commonPrefix(id, ids[j])+1)
-			}
-		}
-		out[id] = id[:min(n, len(id))]
-	}
-	return out
-}
-
-func commonPrefix(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
-}
-
-// maxTitle is how many characters of the first prompt sessions list shows.
-const maxTitle = 50
-
-// title is a prompt on one line, cut to maxTitle characters ("…" marks a cut).
-func title(prompt string) string {
-	t := []rune(strings.Join(strings.Fields(prompt), " "))
-	if len(t) > maxTitle {
-		return string(t[:maxTitle-1]) + "…"
-	}
-	return string(t)
 }
 
 func orDash(s string) string {

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/debug"
-	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/basecontext/base-context/internal/buildinfo"
 )
 
 // Commit is the commit the binary was built from, set by scripts/release with -ldflags
@@ -35,33 +33,5 @@ func (c *VersionCmd) Run(streams *IO) error {
 	return err
 }
 
-// versionString is "<version> (commit <rev>[, modified], <go version>
-// <os>/<arch>)". A binary installed with `go install …@vX` reports that module version; the
-// commit is the one the binary was built from, when the build recorded it.
-func versionString() string {
-	version, commit, modified, goVersion := Version, "unknown", false, runtime.Version()
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if v := info.Main.Version; v != "" && v != "(devel)" {
-			version = strings.TrimPrefix(v, "v")
-		}
-		goVersion = info.GoVersion
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-	}
-	if Commit != "" {
-		commit, modified = strings.CutSuffix(Commit, "-modified")
-	}
-	if len(commit) > 12 {
-		commit = commit[:12]
-	}
-	if modified {
-		commit += ", modified"
-	}
-	return fmt.Sprintf("%s (commit %s, %s %s/%s)", version, commit, goVersion, runtime.GOOS, runtime.GOARCH)
-}
+// versionString is the version line of --version and `version`.
+func versionString() string { return buildinfo.Describe(Version, Commit) }

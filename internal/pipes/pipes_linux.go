@@ -1,4 +1,5 @@
-package cli
+// Package pipes gives the pipes the process reads and writes room for its batched writes.
+package pipes
 
 import (
 	"os"
@@ -14,8 +15,8 @@ import (
 // (/proc/sys/fs/pipe-max-size).
 const pipeSize = 1 << 20
 
-// growPipes gives stdin and stdout, when they are pipes, room for pipeSize bytes.
-func growPipes() {
+// Grow gives stdin and stdout, when they are pipes, room for pipeSize bytes.
+func Grow() {
 	growPipe(os.Stdin)
 	growPipe(os.Stdout)
 }

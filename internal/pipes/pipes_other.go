@@ -1,0 +1,6 @@
+//go:build !linux
+
+package pipes
+
+// Grow does nothing here: pipes keep their size.
+func Grow() {}

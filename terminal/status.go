@@ -1,0 +1,241 @@
+package terminal
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/basecontext/base-context/codec"
+)
+
+// Status is the status line of a run on stderr (what the run is doing: a model call, a tool,
+// a retry, a compaction), and the one writer of stderr while the run lasts: every text
+// written there goes through it, so that it is redacted and never shares a line with the
+// status line.
+//
+// On a terminal (Live) the line is rewritten in place, fitted to the terminal's width, and
+// cleared before anything else is written to the terminal; elsewhere it is one line per
+// change, so that logs (and tests) can read it.
+type Status struct {
+	opts Options
+
+	mu      sync.Mutex
+	w       io.Writer
+	model   string
+	text    string // what the run is doing now; "" nothing
+	onShow  bool   // text is on the screen (Live)
+	midLine bool   // stdout, on the same terminal, has written part of a line
+}
+
+// Options say how a Status writes.
+type Options struct {
+	Show   bool                // show the status text; false: stderr's lines only, redacted
+	Live   bool                // stderr is a terminal: one line rewritten in place
+	Width  func() int          // the terminal's columns, asked at each change (the window may be resized); nil: DefaultWidth
+	Redact func(string) string // removes secrets from every text written to stderr; nil: none
+}
+
+// New returns the status line of a run writing to stderr w.
+func New(w io.Writer, opts Options) *Status { return &Status{w: w, opts: opts} }
+
+// SetModel names the model the status line shows ("calling provider/id").
+func (s *Status) SetModel(model string) {
+	s.mu.Lock()
+	s.model = model
+	s.mu.Unlock()
+}
+
+// Event updates the line from one event of the run's stream.
+func (s *Status) Event(e codec.Event) {
+	if !s.opts.Show {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if text, ok := Describe(e, s.model); ok {
+		s.set(text)
+	}
+}
+
+// Show sets the line to text ("" clears it).
+func (s *Status) Show(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.set(text)
+}
+
+// Clear removes the line, before the answer or an error is printed.
+func (s *Status) Clear() { s.Show("") }
+
+func (s *Status) set(text string) {
+	text = s.redact(text)
+	if s.opts.Live {
+		text = Fit(text, s.width()-1) // the last column free: a cursor past it wraps the line
+	}
+	if text == s.text {
+		return
+	}
+	s.text = text
+	switch {
+	case s.opts.Live:
+		s.draw()
+	case text != "":
+		fmt.Fprintln(s.w, text)
+	}
+}
+
+// draw shows the line as it is now; what it showed before is cleared (\x1b[K clears what a
+// longer line left). While stdout's line is incomplete the line waits: drawn there, it would
+// be in the middle of the answer.
+func (s *Status) draw() {
+	if !s.opts.Live || s.midLine || (s.text == "" && !s.onShow) {
+		return
+	}
+	fmt.Fprintf(s.w, "\r\x1b[K%s", s.text)
+	s.onShow = s.text != ""
+}
+
+// erase removes the line from the screen, keeping it to draw again.
+func (s *Status) erase() {
+	if s.onShow {
+		io.WriteString(s.w, "\r\x1b[K")
+		s.onShow = false
+	}
+}
+
+func (s *Status) width() int {
+	if s.opts.Width != nil {
+		if w := s.opts.Width(); w > 0 {
+			return w
+		}
+	}
+	return DefaultWidth
+}
+
+func (s *Status) redact(text string) string {
+	if s.opts.Redact == nil {
+		return text
+	}
+	return s.opts.Redact(text)
+}
+
+// Stderr is the writer of every other text of the run for stderr (warnings, notices): the
+// line is cleared first and drawn again after, and the text is redacted. A write is taken
+// whole: writers write whole lines.
+func (s *Status) Stderr() io.Writer { return stderrWriter{s} }
+
+type stderrWriter struct{ s *Status }
+
+func (w stderrWriter) Write(p []byte) (int, error) {
+	s := w.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.erase()
+	if _, err := io.WriteString(s.w, s.redact(string(p))); err != nil {
+		return 0, err
+	}
+	s.draw()
+	return len(p), nil
+}
+
+// Stdout wraps out, a stdout on the same terminal as stderr, so that what it writes never
+// shares a line with the status line: the line is cleared before each write, and drawn again
+// (below) once stdout's line is complete.
+func (s *Status) Stdout(out io.Writer) io.Writer {
+	if !s.opts.Live {
+		return out
+	}
+	return stdoutWriter{s, out}
+}
+
+type stdoutWriter struct {
+	s   *Status
+	out io.Writer
+}
+
+func (w stdoutWriter) Write(p []byte) (int, error) {
+	s := w.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.erase()
+	n, err := w.out.Write(p)
+	if n > 0 {
+		s.midLine = p[n-1] != '\n'
+	}
+	s.draw()
+	return n, err
+}
+
+// Describe is what the run is doing after e, model being the run's model; ok is false when
+// e changes nothing.
+func Describe(e codec.Event, model string) (text string, ok bool) {
+	switch e := e.(type) {
+	case *codec.TurnStart:
+		return "calling " + model, true
+	case *codec.MessageUpdate:
+		if e.Update == nil {
+			return "", false
+		}
+		switch e.Update.Type {
+		case codec.UpdateThinkingStart:
+			return model + ": thinking", true
+		case codec.UpdateTextStart:
+			return model + ": answering", true
+		case codec.UpdateToolCallStart:
+			name := ""
+			if e.Update.ToolCall != nil {
+				name = e.Update.ToolCall.Name
+			} else if e.Message != nil && int(e.Update.ContentIndex) < len(e.Message.Content) {
+				if tc, ok := e.Message.Content[e.Update.ContentIndex].(*codec.ToolCall); ok {
+					name = tc.Name
+				}
+			}
+			return strings.TrimSuffix(model+": calling a tool "+name, " "), true
+		}
+	case *codec.ToolExecutionStart:
+		return e.ToolName + ": " + toolSummary(e.Args), true
+	case *codec.AutoRetryStart:
+		return fmt.Sprintf("%s, retry %d/%d in %s", firstLine(e.ErrorMessage), e.Attempt, e.MaxAttempts,
+			time.Duration(e.DelayMs)*time.Millisecond), true
+	case *codec.CompactionStart:
+		return "compacting the context (" + e.Reason + ")", true
+	case *codec.AgentEnd:
+		return "", true
+	}
+	return "", false
+}
+
+// toolSummary is the argument that says what a tool call does: the command, path or
+// pattern, else the arguments as they are.
+func toolSummary(args []byte) string {
+	for _, key := range []string{"command", "path", "pattern"} {
+		if v := codec.Find(args, key).Str(args); v != "" {
+			return firstLine(v)
+		}
+	}
+	return firstLine(string(args))
+}
+
+func firstLine(s string) string {
+	s, _, cut := strings.Cut(strings.TrimSpace(s), "\n")
+	if cut {
+		s += " …"
+	}
+	return s
+}
+
+// Fit fits msg in width characters, keeping its head (what: the tool, the status) and its
+// tail (the cause of a failure, the retry).
+func Fit(msg string, width int) string {
+	r := []rune(msg)
+	if len(r) <= width {
+		return msg
+	}
+	if width < 2 {
+		return string(r[:max(width, 0)])
+	}
+	head := (width - 1) / 3
+	return string(r[:head]) + "…" + string(r[len(r)-(width-1-head):])
+}
