@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/codec"
@@ -19,6 +20,8 @@ type ModelFlags struct {
 	Provider string `placeholder:"NAME" help:"Provider of --model, when --model is a bare id."`
 	APIKey   string `name:"api-key" placeholder:"KEY" help:"API key for the provider (default: its environment variable or models.json entry)."`
 	Script   string `placeholder:"FILE" env:"BASE_CONTEXT_SCRIPT" help:"Script the scripted provider plays (default: a built-in one that lists files)."`
+
+	StreamIdleTimeout time.Duration `default:"90s" placeholder:"DURATION" help:"Longest silence of the provider's server (waiting for it to answer, or between two chunks of its answer) before the response counts as cut off and is retried."`
 }
 
 // modelsPath is the user's models file.
@@ -74,6 +77,9 @@ const defaultModel = "script/default"
 // Every failure is a usage error (exit 2) that says what to do, reported before anything is
 // written to stdout: an explicit --model that is unknown never falls back.
 func (f *ModelFlags) resolve(streams *IO, models *modelsFile, saved string) (provider.Model, provider.Provider, error) {
+	if f.StreamIdleTimeout <= 0 {
+		return provider.Model{}, nil, Fail(ExitUsage, "--stream-idle-timeout must be positive")
+	}
 	spec := cmp.Or(f.Model, saved, defaultModel)
 	if name, id, ok := strings.Cut(spec, "/"); (ok && name == provider.APIScript && f.Provider == "") || f.Provider == provider.APIScript {
 		if f.Provider == provider.APIScript {
@@ -101,7 +107,8 @@ func (f *ModelFlags) resolve(streams *IO, models *modelsFile, saved string) (pro
 	// A provider's warnings (usage a server did not send, parts it cannot read) go to
 	// stderr: stdout carries only the stream.
 	warn := func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }
-	prov, err := provider.ForAPI(pc.API, provider.Endpoint{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers, Warn: warn})
+	prov, err := provider.ForAPI(pc.API, provider.Endpoint{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers, Warn: warn,
+		StreamIdleTimeout: f.StreamIdleTimeout})
 	if err != nil {
 		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 	}

@@ -23,10 +23,11 @@ import (
 // settingsFile is the document of settings.json. Every member is optional; each one is the
 // default of the run flag settingFlags names (a flag given on the command line wins).
 type settingsFile struct {
-	Model       *string   `json:"model"`
-	Thinking    *string   `json:"thinking"`
-	Tools       *[]string `json:"tools"`
-	Permissions *struct {
+	Model             *string          `json:"model"`
+	Thinking          *string          `json:"thinking"`
+	Tools             *[]string        `json:"tools"`
+	StreamIdleTimeout *settingDuration `json:"streamIdleTimeout"`
+	Permissions       *struct {
 		Allow    *[]string `json:"allow"`
 		Deny     *[]string `json:"deny"`
 		Mode     *string   `json:"mode"`
@@ -58,7 +59,7 @@ type settingsFile struct {
 // settingFlags maps each setting (its dotted key) to the run flag it sets, in the order
 // `config` shows them.
 var settingFlags = []struct{ key, flag string }{
-	{"model", "model"}, {"thinking", "thinking"}, {"tools", "tools"},
+	{"model", "model"}, {"thinking", "thinking"}, {"tools", "tools"}, {"streamIdleTimeout", "stream-idle-timeout"},
 	{"permissions.allow", "allow"}, {"permissions.deny", "deny"},
 	{"permissions.mode", "permission-mode"}, {"permissions.readOnly", "read-only"},
 	{"compaction.auto", "compaction"}, {"compaction.reserve", "compaction-reserve"}, {"compaction.keep", "compaction-keep"},
