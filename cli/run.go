@@ -139,6 +139,9 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	defer status.clear()
 	emit := func(e codec.Event) error {
 		status.event(e)
+		if status == nil && !c.Quiet {
+			noteRetry(streams.Err, e, p.model.Provider+"/"+p.model.ID)
+		}
 		if c.Mode != "json" {
 			return nil
 		}
@@ -198,6 +201,16 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		}
 	}
 	return nil
+}
+
+// noteRetry writes a retry on stderr when no status line shows it (stderr is not a terminal,
+// or the mode is json, without --verbose): a run that waits to try again says so, in the
+// status line's words.
+func noteRetry(w io.Writer, e codec.Event, model string) {
+	if _, ok := e.(*codec.AutoRetryStart); ok {
+		text, _ := statusOf(e, model)
+		fmt.Fprintln(w, text)
+	}
 }
 
 func finalText(m *codec.AssistantMessage) string {
