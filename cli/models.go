@@ -98,6 +98,10 @@ func (f *ModelFlags) resolve(streams *IO, models *modelsFile, saved string) (pro
 	if err != nil {
 		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 	}
+	if err := provider.CheckBaseURL(pc.BaseURL); err != nil {
+		return provider.Model{}, nil, Fail(ExitUsage, fmt.Sprintf("%s: the baseUrl %q of provider %q (model %s/%s) is not usable: %v",
+			cmp.Or(pc.BaseURLFrom, "the catalog"), pc.BaseURL, pc.Name, pc.Name, model.ID, err))
+	}
 	key := f.APIKey
 	if key == "" {
 		if key, err = pc.Key(streams.Getenv); err != nil {

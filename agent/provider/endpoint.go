@@ -3,10 +3,12 @@ package provider
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"sync/atomic"
 	"time"
 )
@@ -163,6 +165,28 @@ func (b *idleBody) Close() error {
 	err := b.body.Close()
 	b.w.stop()
 	return err
+}
+
+// CheckBaseURL says what is wrong with a configured base URL, nil when nothing is: it is an
+// absolute http or https URL with a host, and without a query or fragment (the providers
+// add their own paths and queries to it).
+func CheckBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return uerr.Err
+	}
+	switch {
+	case err != nil:
+		return err
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("it must begin with http:// or https://")
+	case u.Hostname() == "":
+		return errors.New("it names no host")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return errors.New("it must not have a query (?) or a fragment (#)")
+	}
+	return nil
 }
 
 // ForAPI returns the provider speaking api at ep.
