@@ -29,7 +29,8 @@ type Endpoint struct {
 	Headers    map[string]string // extra headers on every request
 	HTTPClient *http.Client      // nil is a client whose connection wait is bounded
 	// StreamIdleTimeout bounds each silence of a response, from the request on: connecting,
-	// the wait for the headers, and every pause between two reads of the body. A response
+	// the wait for the headers once the request is sent, and every pause between two reads
+	// of the body. A response
 	// that sends no byte for this long is ended as a cut stream (IdleTimeoutError), which is
 	// transient. 0 is DefaultStreamIdleTimeout.
 	StreamIdleTimeout time.Duration
@@ -95,8 +96,9 @@ func (e *IdleTimeoutError) Timeout() bool { return true }
 func (e *IdleTimeoutError) Temporary() bool { return true }
 
 // idleTransport ends a request whose server stays silent for idle: a timer started with
-// the request and restarted by the headers and by every read that brings bytes cancels
-// the request's own context when it fires, and the failure is reported as an
+// the request, restarted as the request's body is sent (a long request on a slow link is
+// progress, not silence), by the headers and by every read of the body that brings bytes,
+// cancels the request's own context when it fires, and the failure is reported as an
 // IdleTimeoutError instead of a cancellation (which would read as the user's abort).
 type idleTransport struct {
 	base http.RoundTripper
@@ -133,7 +135,11 @@ func (t *idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(req.Context())
 	w := &idleWatch{idle: t.idle, cancel: cancel}
 	w.timer = time.AfterFunc(t.idle, w.fire)
-	res, err := t.base.RoundTrip(req.WithContext(ctx))
+	req = req.WithContext(ctx)
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body = &sentBody{body: req.Body, w: w}
+	}
+	res, err := t.base.RoundTrip(req)
 	if err != nil {
 		w.stop()
 		return nil, w.err(err)
@@ -142,6 +148,22 @@ func (t *idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	res.Body = &idleBody{body: res.Body, w: w}
 	return res, nil
 }
+
+// sentBody is a request body whose reads (by the transport, as it sends) restart the watch.
+type sentBody struct {
+	body io.ReadCloser
+	w    *idleWatch
+}
+
+func (b *sentBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	if n > 0 {
+		b.w.timer.Reset(b.w.idle)
+	}
+	return n, err
+}
+
+func (b *sentBody) Close() error { return b.body.Close() }
 
 // idleBody is a response body whose reads restart the watch.
 type idleBody struct {
