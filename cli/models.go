@@ -24,6 +24,15 @@ type ModelFlags struct {
 	StreamIdleTimeout time.Duration `default:"90s" placeholder:"DURATION" help:"Longest silence of the provider's server (waiting for it to answer, or between two chunks of its answer) before the response counts as cut off and is retried."`
 }
 
+// validate rejects a stream-idle timeout that is not positive (one that would fail every
+// request, or never end a stalled one).
+func (f *ModelFlags) validate() error {
+	if f.StreamIdleTimeout <= 0 {
+		return fmt.Errorf("--stream-idle-timeout must be positive")
+	}
+	return nil
+}
+
 // modelsPath is the user's models file.
 func modelsPath(streams *IO) string { return filepath.Join(homeDir(streams), "models.json") }
 
@@ -77,9 +86,6 @@ const defaultModel = "script/default"
 // Every failure is a usage error (exit 2) that says what to do, reported before anything is
 // written to stdout: an explicit --model that is unknown never falls back.
 func (f *ModelFlags) resolve(streams *IO, models *modelsFile, saved string) (provider.Model, provider.Provider, error) {
-	if f.StreamIdleTimeout <= 0 {
-		return provider.Model{}, nil, Fail(ExitUsage, "--stream-idle-timeout must be positive")
-	}
 	spec := cmp.Or(f.Model, saved, defaultModel)
 	if name, id, ok := strings.Cut(spec, "/"); (ok && name == provider.APIScript && f.Provider == "") || f.Provider == provider.APIScript {
 		if f.Provider == provider.APIScript {
