@@ -295,8 +295,14 @@ func (a *Agent) Prompt(ctx context.Context, users ...*codec.UserMessage) (out Ou
 		a.endQueue(ctx)
 		out.SaveErr = a.saveFailed()
 		out.Interrupted = ctx.Err() != nil
+		if limit := timeLimitHit(ctx); limit != nil {
+			// Cut by --max-time: the run stopped at its limit, it was not interrupted, and a
+			// compaction it cut short did not fail.
+			out.Limit, out.Interrupted, out.CompactionErr = limit, false, nil
+		}
 	}()
 	a.use = usage{start: a.cfg.Now()}
+	defer a.boundTime(cancel)()
 	a.compactionErr = nil
 	a.answerUnansweredCalls()
 
@@ -513,6 +519,9 @@ func (a *Agent) respond(ctx context.Context, retry int) (msg *codec.AssistantMes
 	asm.finish(err, ctx.Err() != nil)
 	if serr := a.saveFailed(); serr != nil && msg.StopReason == codec.StopReasonAborted {
 		msg.ErrorMessage = serr.Error()
+	}
+	if limit := timeLimitHit(ctx); limit != nil && msg.StopReason == codec.StopReasonAborted {
+		msg.ErrorMessage = limit.Error() // the stream says why the answer stops here
 	}
 	if msg.StopReason == codec.StopReasonError && a.waitTooLong(fail, retry) {
 		// The retry is refused below; the message says why, where the user sees the error.

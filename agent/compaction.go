@@ -224,7 +224,9 @@ func (a *Agent) compact(ctx context.Context, reason, instructions string, willRe
 		err = ctx.Err()
 	}
 	if err != nil {
-		if ctx.Err() != nil {
+		if limit := timeLimitHit(ctx); limit != nil {
+			err = errors.New("compaction aborted: " + limit.Error())
+		} else if ctx.Err() != nil {
 			err = errors.New("compaction aborted")
 		}
 		return fail(err)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,7 +13,10 @@ import (
 
 // Limits bound what one Prompt may use. A zero field is no limit. They are checked at turn
 // boundaries (and before each follow-up, continuation or gate prompt), never in the middle
-// of a response or a tool run, so a run stopped by one ends with a complete context.
+// of a response or a tool run, so a run stopped by one ends with a complete context. MaxTime
+// alone also interrupts whatever the run is waiting on when it is reached (a response, a
+// tool, a gate, a compaction, a retry's pause): a stalled provider or a hung tool must not
+// outlast it.
 type Limits struct {
 	MaxTurns         int           // model responses that succeeded
 	MaxTokens        int64         // usage totals of every model call, summaries included
@@ -60,6 +64,30 @@ func (a *Agent) limitReached() *LimitError {
 		if took := a.cfg.Now().Sub(u.start); took >= l.MaxTime {
 			return &LimitError{"max-time", formatDuration(took), formatDuration(l.MaxTime)}
 		}
+	}
+	return nil
+}
+
+// boundTime arms the run's MaxTime: when it is reached, cancel interrupts the run with the
+// limit as the cause (timeLimitHit). It returns the function that disarms it.
+func (a *Agent) boundTime(cancel context.CancelCauseFunc) (disarm func()) {
+	limit := a.cfg.Limits.MaxTime
+	if limit <= 0 {
+		return func() {}
+	}
+	start := a.use.start
+	t := time.AfterFunc(limit, func() {
+		took := max(a.cfg.Now().Sub(start), limit)
+		cancel(&LimitError{"max-time", formatDuration(took), formatDuration(limit)})
+	})
+	return func() { t.Stop() }
+}
+
+// timeLimitHit is the max-time limit that interrupted ctx, nil when it was not one.
+func timeLimitHit(ctx context.Context) *LimitError {
+	var limit *LimitError
+	if errors.As(context.Cause(ctx), &limit) {
+		return limit
 	}
 	return nil
 }

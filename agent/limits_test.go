@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -199,5 +201,70 @@ func TestAutonomousRunEndsWithAStructuredAnswer(t *testing.T) {
 	}
 	if strings.Contains(a.cfg.SystemPrompt, "DONE") {
 		t.Fatalf("system prompt asks for DONE: %q", a.cfg.SystemPrompt)
+	}
+}
+
+// waitTool runs until its run is cancelled: a hung command.
+type waitTool struct{}
+
+func (waitTool) Name() string                { return "wait" }
+func (waitTool) Description() string         { return "waits" }
+func (waitTool) Parameters() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (waitTool) Execute(ctx context.Context, _ json.RawMessage, _ func(codec.ToolResult)) (tools.Result, error) {
+	<-ctx.Done()
+	return tools.Result{}, errors.New("Command aborted")
+}
+
+// --max-time bounds the run whatever it waits on: a provider that went silent mid-answer,
+// a tool that never ends, a retry's pause, a compaction's summary. At the limit the wait is
+// cancelled and the run ends whole, with the limit as its outcome.
+func TestMaxTimeInterruptsWhatTheRunWaitsOn(t *testing.T) {
+	compactModel := provider.Model{ID: "m", Provider: "script", API: "script", ContextWindow: 10000}
+	cases := map[string]struct {
+		script string
+		cfg    Config
+		tail   string // the last events
+	}{
+		"stalled response": {script: `{"responses":[{"text":["Hel","lo"],"stall_after":1}]}`,
+			tail: "message_end assistant,turn_end,agent_end"},
+		"hung tool": {script: `{"responses":[{"tool_calls":[{"id":"c","name":"wait","args":{}}]},{"text":"never"}]}`,
+			cfg: Config{Tools: []tools.Tool{waitTool{}}}, tail: "message_end toolResult,turn_end,agent_end"},
+		"retry pause": {script: `{"responses":[{"status":503,"message":"busy"},{"text":"never"}]}`,
+			cfg: Config{Retry: RetryPolicy{MaxRetries: 3, BaseDelay: time.Hour}}, tail: "agent_end,auto_retry_start,auto_retry_end"},
+		"compaction": {script: `{"responses":[
+			 {"text":"reading","tool_calls":[{"id":"c1","name":"hook","args":{}}],"usage":{"input":9000}},
+			 {"text":["THE ","SUMMARY"],"stall_after":1}]}`,
+			cfg:  Config{Model: compactModel, Tools: []tools.Tool{&hookTool{}}, Compaction: CompactionSettings{Auto: true, Reserve: 2000, Keep: 1}},
+			tail: "compaction_start,compaction_end,agent_end"},
+	}
+	for name, c := range cases {
+		c.cfg.Limits = Limits{MaxTime: 50 * time.Millisecond}
+		a, r, _ := testAgent(t, c.script, c.cfg)
+		// Without the bound the run would wait for ever: the test's own deadline ends it, as a
+		// failure (an interruption, no limit).
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		out := a.Prompt(ctx, userText("go"))
+		cancel()
+		if out.Limit == nil || out.Limit.Limit != "max-time" || !strings.HasSuffix(out.Limit.Error(), "/50ms)") {
+			t.Errorf("%s: limit %v, want max-time", name, out.Limit)
+			continue
+		}
+		if out.Interrupted || out.CompactionErr != nil {
+			t.Errorf("%s: outcome %+v: a limit, not an interruption or a failed compaction", name, out)
+		}
+		shapes := r.shapes()
+		if tail := strings.Join(shapes[max(0, len(shapes)-3):], ","); tail != c.tail {
+			t.Errorf("%s: ends with %s, want %s", name, tail, c.tail)
+		}
+		if msgs := eventsOf[*codec.MessageEnd](r); name == "stalled response" {
+			last := msgs[len(msgs)-1].Message.(*codec.AssistantMessage)
+			if last.StopReason != codec.StopReasonAborted || !strings.HasPrefix(last.ErrorMessage, "max-time reached (") {
+				t.Errorf("%s: the cut answer ends %s %q", name, last.StopReason, last.ErrorMessage)
+			}
+		}
+		if ends := eventsOf[*codec.CompactionEnd](r); name == "compaction" &&
+			(len(ends) != 1 || !ends[0].Aborted || !strings.HasPrefix(ends[0].ErrorMessage, "compaction aborted: max-time reached (")) {
+			t.Errorf("%s: compaction_end %+v", name, ends)
+		}
 	}
 }

@@ -28,6 +28,9 @@ func (c *CompactCmd) Run(streams *IO) error {
 	if c.Keep < 0 {
 		return Fail(ExitUsage, "--keep must not be negative")
 	}
+	if err := c.ModelFlags.validate(); err != nil {
+		return Fail(ExitUsage, err.Error())
+	}
 	dir := c.dir(streams)
 	path, err := control.FindSaved(dir, c.ID)
 	if err != nil {

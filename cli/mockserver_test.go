@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"net"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -23,9 +24,27 @@ var (
 //	mockserver SCRIPT          start a server; $MOCK_URL is its base URL (without /v1)
 //	mockserver requests FILE   write the requests received so far to FILE, one JSON line
 //	                           each: {"path":…,"headers":{…},"body":…}
+//	mockserver silent          start a server that accepts connections and never answers;
+//	                           $SILENT_URL is its base URL
+//	mockserver refused         $REFUSED_URL is the base URL of a loopback port that was
+//	                           bound and closed: connections to it are refused
 func cmdMockserver(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: mockserver SCRIPT | mockserver requests FILE")
+		ts.Fatalf("usage: mockserver SCRIPT | mockserver requests FILE | mockserver silent | mockserver refused")
+	}
+	switch args[0] {
+	case "silent":
+		srv, err := mockserver.Silent()
+		ts.Check(err)
+		ts.Setenv("SILENT_URL", srv.URL)
+		ts.Defer(srv.Close)
+		return
+	case "refused":
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		ts.Setenv("REFUSED_URL", "http://"+ln.Addr().String())
+		ts.Check(ln.Close())
+		return
 	}
 	mockMu.Lock()
 	defer mockMu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/basecontext/base-context/agent/provider"
 )
@@ -16,6 +17,17 @@ type ModelFlags struct {
 	Provider string `placeholder:"NAME" help:"Provider of --model, when --model is a bare id."`
 	APIKey   string `name:"api-key" placeholder:"KEY" help:"API key for the provider (default: its environment variable or models.json entry)."`
 	Script   string `placeholder:"FILE" env:"BASE_CONTEXT_SCRIPT" help:"Script the scripted provider plays (default: a built-in one that lists files)."`
+
+	StreamIdleTimeout time.Duration `default:"90s" placeholder:"DURATION" help:"Longest silence of the provider's server (waiting for it to answer, or between two chunks of its answer) before the response counts as cut off and is retried. Default: 90s."`
+}
+
+// validate rejects a stream-idle timeout that is not positive (one that would fail every
+// request, or never end a stalled one).
+func (f *ModelFlags) validate() error {
+	if f.StreamIdleTimeout <= 0 {
+		return fmt.Errorf("--stream-idle-timeout must be positive")
+	}
+	return nil
 }
 
 // modelsPath is the user's models file.
@@ -89,6 +101,10 @@ func (f *ModelFlags) resolve(streams *IO, models *modelsFile, saved string) (pro
 	if err != nil {
 		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 	}
+	if err := provider.CheckBaseURL(pc.BaseURL); err != nil {
+		return provider.Model{}, nil, Fail(ExitUsage, fmt.Sprintf("%s: the baseUrl %q of provider %q (model %s/%s) is not usable: %v",
+			cmp.Or(pc.BaseURLFrom, "the catalog"), pc.BaseURL, pc.Name, pc.Name, model.ID, err))
+	}
 	key := f.APIKey
 	if key == "" {
 		if key, err = pc.Key(streams.Getenv); err != nil {
@@ -98,7 +114,8 @@ func (f *ModelFlags) resolve(streams *IO, models *modelsFile, saved string) (pro
 	// A provider's warnings (usage a server did not send, parts it cannot read) go to
 	// stderr: stdout carries only the stream.
 	warn := func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }
-	prov, err := provider.ForAPI(pc.API, provider.Endpoint{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers, Warn: warn})
+	prov, err := provider.ForAPI(pc.API, provider.Endpoint{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers, Warn: warn,
+		StreamIdleTimeout: f.StreamIdleTimeout})
 	if err != nil {
 		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 	}

@@ -67,6 +67,9 @@ func (c *RunCmd) Validate() error {
 	if c.NoTools && c.Tools != "" {
 		return fmt.Errorf("--tools and --no-tools exclude each other")
 	}
+	if err := c.ModelFlags.validate(); err != nil {
+		return err
+	}
 	return c.LongRunFlags.validate()
 }
 

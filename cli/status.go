@@ -17,10 +17,11 @@ type StatusFlags struct {
 // elsewhere one line per change.
 func (f StatusFlags) start(streams *IO, mode string, redact func(string) string) (*terminal.Status, *IO) {
 	s := terminal.New(streams.Err, terminal.Options{
-		Show:   !f.Quiet && (f.Verbose || mode == "text" && streams.StderrIsTerminal),
-		Live:   streams.StderrIsTerminal,
-		Width:  streams.TerminalWidth,
-		Redact: redact,
+		Show:    !f.Quiet && (f.Verbose || mode == "text" && streams.StderrIsTerminal),
+		Live:    streams.StderrIsTerminal,
+		Width:   streams.TerminalWidth,
+		Redact:  redact,
+		Retries: !f.Quiet,
 	})
 	out := *streams
 	out.Err = s.Stderr()

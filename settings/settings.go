@@ -25,10 +25,11 @@ import (
 
 // File is the document of settings.json. Every member is optional.
 type File struct {
-	Model       *string   `json:"model"`
-	Thinking    *string   `json:"thinking"`
-	Tools       *[]string `json:"tools"`
-	Permissions *struct {
+	Model             *string   `json:"model"`
+	Thinking          *string   `json:"thinking"`
+	Tools             *[]string `json:"tools"`
+	StreamIdleTimeout *Duration `json:"streamIdleTimeout"`
+	Permissions       *struct {
 		Allow    *[]string `json:"allow"`
 		Deny     *[]string `json:"deny"`
 		Mode     *string   `json:"mode"`
@@ -62,7 +63,7 @@ type Key struct{ Name, Flag string }
 
 // Keys are the settings in the order `config` shows them.
 var Keys = []Key{
-	{"model", "model"}, {"thinking", "thinking"}, {"tools", "tools"},
+	{"model", "model"}, {"thinking", "thinking"}, {"tools", "tools"}, {"streamIdleTimeout", "stream-idle-timeout"},
 	{"permissions.allow", "allow"}, {"permissions.deny", "deny"},
 	{"permissions.mode", "permission-mode"}, {"permissions.readOnly", "read-only"},
 	{"compaction.auto", "compaction"}, {"compaction.reserve", "compaction-reserve"}, {"compaction.keep", "compaction-keep"},

@@ -377,7 +377,8 @@ func (v *Verdict) truncation() (bool, string) {
 }
 
 // decide applies the completion rules, most specific cause first: a signal; a stream cut
-// short; gates; a failed run or compaction; a limit; any other reported error.
+// short; gates; a limit; a failed run or compaction; prompts left queued; any other
+// reported error.
 func (v *Verdict) decide(truncated bool, cut string) (status, reason string) {
 	runErr := ""
 	if v.opts.RunError != nil {
@@ -402,6 +403,12 @@ func (v *Verdict) decide(truncated bool, cut string) (status, reason string) {
 			return VerdictGate, "a gate failed in the last gate run"
 		}
 	}
+	// A limit named on stderr decides over a failure, as the exit status (3) does: --max-time
+	// interrupts what the run waits on, so the run it stops ends aborted (or its compaction,
+	// or its retry's pause), and that is the limit's doing.
+	if strings.Contains(runErr, " reached (") {
+		return VerdictLimit, runErr
+	}
 	if f := v.unrecovered; f != nil {
 		what := "ended in error"
 		if f.stopReason == codec.StopReasonAborted {
@@ -425,8 +432,6 @@ func (v *Verdict) decide(truncated bool, cut string) (status, reason string) {
 	// toolUse alike. A limit that stopped the run after a turn of tool calls shows only in the
 	// run's stderr (RunError), as every limit does.
 	switch {
-	case strings.Contains(runErr, " reached ("):
-		return VerdictLimit, runErr
 	case v.queued > 0:
 		return VerdictLimit, "the run stopped before it finished: " + strconv.FormatInt(v.queued, 10) + " queued prompt(s) never ran"
 	case runErr != "":

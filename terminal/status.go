@@ -35,6 +35,9 @@ type Options struct {
 	Live   bool                // stderr is a terminal: one line rewritten in place
 	Width  func() int          // the terminal's columns, asked at each change (the window may be resized); nil: DefaultWidth
 	Redact func(string) string // removes secrets from every text written to stderr; nil: none
+	// Retries, when the text is not shown: each retry is still a line, so that a run that
+	// waits to try again is never silent.
+	Retries bool
 }
 
 // New returns the status line of a run writing to stderr w.
@@ -50,6 +53,10 @@ func (s *Status) SetModel(model string) {
 // Event updates the line from one event of the run's stream.
 func (s *Status) Event(e codec.Event) {
 	if !s.opts.Show {
+		if _, retry := e.(*codec.AutoRetryStart); retry && s.opts.Retries {
+			text, _ := Describe(e, s.model)
+			s.Stderr().Write([]byte(text + "\n"))
+		}
 		return
 	}
 	s.mu.Lock()

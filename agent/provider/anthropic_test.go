@@ -566,14 +566,15 @@ func TestAnthropicCancel(t *testing.T) {
 	}
 }
 
-// TestAnthropicConnectionRefused: no server at all is a transient transport failure.
+// TestAnthropicConnectionRefused: no server at all on this machine is a final transport
+// failure (a local server that is not running is not retried).
 func TestAnthropicConnectionRefused(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close() // the address now refuses connections
 	p := provider.NewAnthropic(provider.Endpoint{BaseURL: srv.URL})
 	_, err := playEvents(context.Background(), p, anthropicRequest())
 	perr, ok := err.(*provider.Error)
-	if !ok || !perr.Retryable || perr.Status != 0 {
+	if !ok || perr.Retryable || perr.Status != 0 || !strings.Contains(perr.Message, "connection refused") {
 		t.Fatalf("got %#v", err)
 	}
 }

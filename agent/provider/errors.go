@@ -83,8 +83,10 @@ func BodyReadError(err error) error {
 }
 
 // TransportError classifies an error of the HTTP round trip or of reading the body:
-// cancellation passes through unchanged (the run was aborted), resets and timeouts are
-// transient, anything else is a failure as it is.
+// cancellation passes through unchanged (the run was aborted), resets, timeouts and refused
+// connections are transient, anything else is a failure as it is. A connection refused by
+// this machine (a loopback address) is final: a local model server that is not running
+// will not be running a few seconds later, and waiting for the retries only hides that.
 func TransportError(err error) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
@@ -97,11 +99,28 @@ func TransportError(err error) error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout():
 		return &Error{Message: "request timed out: " + err.Error(), Retryable: true}
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EPIPE),
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &Error{Message: "connection failed: " + err.Error(), Retryable: !dialedLoopback(err)}
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return &Error{Message: "connection failed: " + err.Error(), Retryable: true}
 	}
 	return &Error{Message: err.Error(), Retryable: Transient(err.Error())}
+}
+
+// dialedLoopback reports whether err is a failed connection to a loopback address
+// (localhost, 127.0.0.0/8, ::1): the address dialled, whatever name resolved to it.
+func dialedLoopback(err error) bool {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "dial" || op.Addr == nil {
+		return false
+	}
+	host, _, splitErr := net.SplitHostPort(op.Addr.String())
+	if splitErr != nil {
+		host = op.Addr.String()
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // BodyMessage extracts the message of a provider error body: the nested error.message or a

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -139,5 +142,20 @@ func TestStreamAndTransportErrors(t *testing.T) {
 	}
 	if err := TransportError(errors.New("tls: bad certificate")); !errors.As(err, &perr) || perr.Retryable {
 		t.Errorf("certificate error must not be transient: %v", err)
+	}
+	// A refused connection is transient on another host, final on this machine's own
+	// addresses, whatever name was dialled.
+	for addr, retryable := range map[string]bool{
+		"203.0.113.7:443": true, "[2001:db8::1]:443": true, "127.0.0.1:11434": false, "127.8.9.10:80": false, "[::1]:8080": false,
+	} {
+		tcp, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused := &url.Error{Op: "Post", URL: "http://" + addr + "/v1", Err: &net.OpError{Op: "dial", Net: "tcp", Addr: tcp,
+			Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}}
+		if err := TransportError(refused); !errors.As(err, &perr) || perr.Retryable != retryable || !strings.HasPrefix(perr.Message, "connection failed: ") {
+			t.Errorf("refused by %s: %#v, want retryable %v", addr, err, retryable)
+		}
 	}
 }

@@ -594,15 +594,15 @@ func TestGeminiStreamReading(t *testing.T) {
 	}
 }
 
-// A request's failure before any answer: a server that cannot be reached is a transient
-// connection failure, and nothing else is sent (no retry of ours).
+// A request's failure before any answer: a server on this machine that cannot be reached
+// is a final connection failure (not retried), and nothing else is sent.
 func TestGeminiUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
 	_, err := playEvents(context.Background(), provider.NewGemini(provider.Endpoint{BaseURL: url, APIKey: "k"}), geminiRequest())
 	var perr *provider.Error
-	if !errors.As(err, &perr) || !perr.Retryable || !strings.HasPrefix(perr.Message, "connection failed: ") {
+	if !errors.As(err, &perr) || perr.Retryable || !strings.HasPrefix(perr.Message, "connection failed: ") {
 		t.Errorf("got %T %v", err, err)
 	}
 }

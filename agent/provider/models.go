@@ -19,6 +19,9 @@ type ProviderConfig struct {
 	Name    string
 	API     string
 	BaseURL string
+	// BaseURLFrom says where BaseURL was set, for messages about it: the models file's path,
+	// "environment variable <NAME>", or "" for the catalog's own.
+	BaseURLFrom string
 	// APIKey is the configured key: an environment variable's name or the key itself.
 	APIKey string
 	// KeyFallbacks are other variables read, in order, when APIKey names one that is not
@@ -120,8 +123,8 @@ const (
 func LoadRegistry(path string, getenv func(string) string) (*Registry, error) {
 	r := &Registry{Providers: builtinProviders()}
 	for _, p := range r.Providers {
-		if u := getenv(strings.ToUpper(p.Name) + "_BASE_URL"); u != "" {
-			p.BaseURL = u
+		if name := strings.ToUpper(p.Name) + "_BASE_URL"; getenv(name) != "" {
+			p.BaseURL, p.BaseURLFrom = getenv(name), "environment variable "+name
 		}
 	}
 	if path == "" {
@@ -134,7 +137,7 @@ func LoadRegistry(path string, getenv func(string) string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.addFile(data); err != nil {
+	if err := r.addFile(path, data); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
@@ -182,7 +185,7 @@ func lazyRegexp(pattern string) func() *regexp.Regexp {
 
 var providerName = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-func (r *Registry) addFile(data []byte) error {
+func (r *Registry) addFile(path string, data []byte) error {
 	var doc modelsFile
 	if err := codec.DecodeStrict(data, &doc); err != nil {
 		return err
@@ -212,7 +215,7 @@ func (r *Registry) addFile(data []byte) error {
 			p.API = in.API
 		}
 		if in.BaseURL != "" {
-			p.BaseURL = in.BaseURL
+			p.BaseURL, p.BaseURLFrom = in.BaseURL, path
 		}
 		if in.APIKey != "" {
 			p.APIKey, p.KeyFallbacks = in.APIKey, nil

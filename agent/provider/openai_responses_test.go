@@ -411,7 +411,7 @@ func TestResponsesTransportFailures(t *testing.T) {
 	srv.Close() // nothing listens there any more
 	p := provider.NewOpenAIResponses(provider.Endpoint{BaseURL: url + "/v1", APIKey: "k"})
 	o := responsesPlay(t, p, responsesRequest())
-	if !strings.HasPrefix(o.Error, "connection failed: ") || !o.Retryable || o.Status != 0 {
+	if !strings.HasPrefix(o.Error, "connection failed: ") || o.Retryable || o.Status != 0 { // loopback: final
 		t.Errorf("refused connection: %s", o)
 	}
 }

@@ -26,7 +26,8 @@ import (
 //
 // A streamed entry is {"thinking":[chunks], "text":[chunks], "tool_calls":[{"id","name",
 // "args":[JSON fragments]}], "finish_reason"?, "usage":{"input","output","cacheRead"?,
-// "cacheWrite"?}, "delay_ms"?, "quote_tool_result"?}; an error entry is {"status":500,
+// "cacheWrite"?}, "delay_ms"?, "quote_tool_result"?} and its faults ("stream_error",
+// "cut_after", "reset", "no_finish", "stall_after"); an error entry is {"status":500,
 // "message":"…" or "body": any, "headers":{…}}. An unknown key is an error: a typo would
 // otherwise silently play something else.
 type Script struct {
@@ -72,6 +73,9 @@ type ScriptResponse struct {
 	Reset bool
 	// NoFinish ends the stream cleanly but without a finish reason.
 	NoFinish bool
+	// StallAfter ≥ 0 stops sending after that many chunks (0: after the headers) and keeps
+	// the connection open, silent, until the client gives up; -1 never.
+	StallAfter int
 }
 
 // ScriptStreamError is an error event inside a stream: {"type"|"code", "message"}.
@@ -227,16 +231,17 @@ func parseScriptEntry(raw json.RawMessage) (ScriptResponse, error) {
 			Code    string `json:"code"`
 			Message string `json:"message"`
 		} `json:"stream_error"`
-		CutAfter *int `json:"cut_after"`
-		Reset    bool `json:"reset"`
-		NoFinish bool `json:"no_finish"`
+		CutAfter   *int `json:"cut_after"`
+		Reset      bool `json:"reset"`
+		NoFinish   bool `json:"no_finish"`
+		StallAfter *int `json:"stall_after"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
 		return ScriptResponse{}, unknownKey(err)
 	}
-	e := ScriptResponse{CutAfter: -1}
+	e := ScriptResponse{CutAfter: -1, StallAfter: -1}
 	if in.Status != nil {
 		if *in.Status < 100 || *in.Status > 599 {
 			return e, fmt.Errorf("status %d is not an HTTP status", *in.Status)
@@ -307,6 +312,15 @@ func parseScriptEntry(raw json.RawMessage) (ScriptResponse, error) {
 		e.CutAfter = *in.CutAfter
 	} else if in.Reset {
 		return e, errors.New("reset needs cut_after")
+	}
+	if in.StallAfter != nil {
+		switch {
+		case *in.StallAfter < 0:
+			return e, errors.New("negative stall_after")
+		case in.CutAfter != nil:
+			return e, errors.New("stall_after and cut_after exclude each other")
+		}
+		e.StallAfter = *in.StallAfter
 	}
 	e.Reset = in.Reset
 	e.NoFinish = in.NoFinish
@@ -401,6 +415,9 @@ func (s *Script) Stream(ctx context.Context, req Request, emit func(Event)) erro
 			if chunks == e.CutAfter {
 				return cut()
 			}
+			if chunks == e.StallAfter {
+				return scriptStall(ctx)
+			}
 			chunks++
 			if err := scriptPause(ctx, e.Delay); err != nil {
 				return err
@@ -429,6 +446,8 @@ func (s *Script) Stream(ctx context.Context, req Request, emit func(Event)) erro
 	switch {
 	case chunks == e.CutAfter:
 		return cut()
+	case chunks == e.StallAfter:
+		return scriptStall(ctx)
 	case e.StreamError != nil:
 		return StreamError(e.StreamError.Code, e.StreamError.Message)
 	case e.NoFinish:
@@ -481,6 +500,12 @@ func scriptPause(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// scriptStall plays a server that stopped sending: nothing more until the run gives up.
+func scriptStall(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
 }
 
 // scriptRecordLine encodes a request as {"model":…,"messages":[…],"tools":[names]} and an LF.

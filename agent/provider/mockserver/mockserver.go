@@ -6,9 +6,11 @@
 //
 // A script entry with a status is sent as that HTTP error (its body, or the protocol's error
 // envelope of its message, with its headers). A streamed entry is sent as the protocol's SSE
-// stream; its faults (stream_error, cut_after, reset, no_finish) are played as a real server
-// would fail: an error event after HTTP 200, a body cut off, a connection reset, a stream
-// that ends without a finish reason.
+// stream; its faults (stream_error, cut_after, reset, no_finish, stall_after) are played as a
+// real server would fail: an error event after HTTP 200, a body cut off, a connection reset,
+// a stream that ends without a finish reason, a server that stops sending (after its
+// headers, or after some chunks) and holds the connection open. Silent is a server that
+// accepts connections and never answers.
 package mockserver
 
 import (
@@ -116,6 +118,10 @@ func (s *Server) handler(p protocol) http.HandlerFunc {
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(http.StatusOK)
 		st := &Stream{Resp: resp, Request: req, w: w, r: r, n: len(s.Requests())}
+		if resp.StallAfter == 0 {
+			st.stall() // the headers, then nothing
+			return
+		}
 		p.stream(st)
 	}
 }
@@ -175,6 +181,10 @@ func (st *Stream) Chunk() bool {
 		st.Cut()
 		return false
 	}
+	if st.chunks == st.Resp.StallAfter {
+		st.stall()
+		return false
+	}
 	st.chunks++
 	if d := st.Resp.Delay; d > 0 {
 		select {
@@ -199,7 +209,19 @@ func (st *Stream) Ending() bool {
 		st.Cut()
 		return false
 	}
+	if st.chunks == st.Resp.StallAfter {
+		st.stall()
+		return false
+	}
 	return true
+}
+
+// stall sends what was written so far (at least the headers) and then nothing, holding the
+// connection open until the client gives up or the server closes.
+func (st *Stream) stall() {
+	st.cut = true
+	st.w.(http.Flusher).Flush()
+	<-st.r.Context().Done()
 }
 
 // Cut ends the body abruptly: a closed connection without the end of the chunked body, or
@@ -220,6 +242,49 @@ func (st *Stream) Cut() {
 		}
 	}
 	panic(http.ErrAbortHandler) // closes the connection mid-body
+}
+
+// SilentServer accepts connections and never reads or answers: a server that hangs.
+type SilentServer struct {
+	URL string // http://127.0.0.1:PORT
+
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+	done  chan struct{}
+}
+
+// Silent starts a server that accepts connections on a loopback port and never answers.
+func Silent() (*SilentServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &SilentServer{URL: "http://" + ln.Addr().String(), ln: ln, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns = append(s.conns, c)
+			s.mu.Unlock()
+		}
+	}()
+	return s, nil
+}
+
+// Close stops listening and closes the connections it holds.
+func (s *SilentServer) Close() {
+	s.ln.Close()
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.Close()
+	}
 }
 
 // ToolArgs is the whole argument text of a scripted tool call.
