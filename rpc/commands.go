@@ -56,7 +56,7 @@ func (s *Server) handle(line []byte, n int) {
 	}
 }
 
-// commandList is the protocol's commands, in the order the README and the schema list them.
+// commandList is the protocol's commands, in the order docs/rpc.md and the schema list them.
 // They are made at their first use, with commands: describing every command's arguments and
 // answers is work that a process serving no rpc client (a filter, a run) need not do.
 var commandList = sync.OnceValue(func() []commandSpec {

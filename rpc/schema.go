@@ -91,7 +91,7 @@ func JSONSchema(deltas bool) []byte {
 		"One line of `base-context --mode rpc`: a command on stdin (Command), or on stdout a response (Response), "+
 			"a dialog request (ExtensionUIRequest) or a line of the event stream (Event, "+form+"). Generated from the "+
 			"declarations the server decodes commands by, and the codec package's description of the stream, by "+
-			"`base-context schema --rpc`. The README's RPC section describes the protocol.",
+			"`base-context schema --rpc`. docs/rpc.md describes the protocol.",
 		deltas, []*codec.Union{cmds, resps}, []*codec.Shape{&dialog}, []string{"Command", "Response", "ExtensionUIRequest", "Event"})
 }
 
