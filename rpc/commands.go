@@ -251,6 +251,7 @@ func (s *Server) setModel(c command, a *setModelArgs) {
 	prov, id := a.Provider, a.ModelID
 	m, p, err := s.host.ResolveModel(prov, id)
 	if err != nil {
+		//lint:ignore ST1005 the upstream RPC protocol's error text, which its clients may match
 		s.respond(c, c.typ, nil, fmt.Errorf("Model not found: %s/%s: %v", prov, id, err))
 		return
 	}
