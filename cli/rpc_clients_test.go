@@ -121,17 +121,17 @@ func runPythonExample(t *testing.T, pi func(bin string) string) string {
 	return string(out)
 }
 
-// The ten-line client of the README's RPC section works as printed there.
+// The ten-line client of docs/rpc.md works as printed there.
 func TestRPCReadmeClient(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 is not installed")
 	}
-	readme, err := os.ReadFile("../README.md")
+	page, err := os.ReadFile("../docs/rpc.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, _ := strings.Cut(string(readme), "## RPC mode")
+	_, section, _ := strings.Cut(string(page), "## A client in ten lines")
 	_, code, _ := strings.Cut(section, "```python\n")
 	code, _, _ = strings.Cut(code, "```")
 	dir := t.TempDir()
@@ -144,6 +144,6 @@ func TestRPCReadmeClient(t *testing.T) {
 	}
 	want := "response: prompt True \nLet me look at the files.These are the files in this directory:\n\n.home/\n"
 	if string(out) != want {
-		t.Errorf("the README client printed %q, want %q", out, want)
+		t.Errorf("the client of docs/rpc.md printed %q, want %q", out, want)
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // The JSON Schema of rpc mode (`base-context schema --rpc`) against what the server reads
-// and writes: the README's examples, a session that sends every command, the upstream's
+// and writes: the examples of docs/rpc.md, a session that sends every command, the upstream's
 // Python example, and commands the server refuses.
 
 // rpcSchemas compiles the rpc schema's definitions that a line may be, and the roots of
@@ -93,13 +93,13 @@ func (s rpcSchemas) output(t *testing.T, line string) {
 	}
 }
 
-// readmeCommands are the example commands of the README's table of rpc commands.
+// readmeCommands are the example commands of the table of rpc commands in docs/rpc.md.
 func readmeCommands(t *testing.T) map[string]string {
-	readme, err := os.ReadFile("../README.md")
+	page, err := os.ReadFile("../docs/rpc.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, _ := strings.Cut(string(readme), "## RPC mode")
+	_, section, _ := strings.Cut(string(page), "\n## Commands\n")
 	section, _, _ = strings.Cut(section, "\n## ")
 	examples := map[string]string{}
 	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| `(\\{.*?\\})` \\|").FindAllStringSubmatch(section, -1) {
@@ -119,7 +119,7 @@ func commandTypes(t *testing.T) []string {
 	return types
 }
 
-// Every example of the README's table is a valid command of the type its row names, and
+// Every example of the table of docs/rpc.md is a valid command of the type its row names, and
 // every command the schema knows has a row.
 func TestRPCSchemaREADMEExamples(t *testing.T) {
 	s := compileRPCSchema(t)
@@ -130,14 +130,14 @@ func TestRPCSchemaREADMEExamples(t *testing.T) {
 			continue // the Dialogs paragraph shows it
 		}
 		if !ok {
-			t.Errorf("the README's table has no example of %s", typ)
+			t.Errorf("the table of docs/rpc.md has no example of %s", typ)
 			continue
 		}
 		if got := gjson.Get(ex, "type").Str; got != typ {
 			t.Errorf("the example of %s is a %s command", typ, got)
 		}
 		if problem := s.commandProblem(t, ex); problem != "" {
-			t.Errorf("README example %s: %s", ex, problem)
+			t.Errorf("docs/rpc.md example %s: %s", ex, problem)
 		}
 	}
 }

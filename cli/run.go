@@ -24,7 +24,7 @@ type RunCmd struct {
 	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE (a path without spaces) inlines a file into the first prompt."`
 
 	// Flags are grouped in --help (runFlagGroups in cli.go); a new flag names its group.
-	Mode       string `enum:"text,json,rpc" default:"text" group:"output" help:"Output: text (the final answer), json (the event stream, one JSON object per line, as docs/stream.md describes) or rpc (commands on stdin, responses and events on stdout; see README)."`
+	Mode       string `enum:"text,json,rpc" default:"text" group:"output" help:"Output: text (the final answer), json (the event stream, one JSON object per line, as docs/stream.md describes) or rpc (commands on stdin, responses and events on stdout; see docs/rpc.md)."`
 	Print      bool   `short:"p" group:"output" help:"Print only the final answer (text mode)."`
 	JSONDeltas bool   `name:"json-deltas" group:"output" help:"With --mode json: compact streaming updates (the delta form of docs/stream.md)."`
 	StatusFlags

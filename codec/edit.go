@@ -18,7 +18,7 @@ import (
 // range it occupies, and splice. The lookups assume valid JSON, so callers check a line
 // with CheckObject before editing it. The splice is ours rather than sjson's: sjson sets the
 // first of duplicate keys where readers take the last, appends new members at the end
-// where the stream wants them after "type", and allocates a new line per edit (README,
+// where the stream wants them after "type", and allocates a new line per edit (docs/design.md,
 // design notes; BenchmarkSetMember*).
 
 // CheckObject reports why line is not a single JSON object, or nil when it is one.

@@ -25,7 +25,7 @@ func typicalLine(b *testing.B) []byte {
 }
 
 // Setting one member of a line, the header stage's job: our lookup and splice against
-// sjson. The design notes in the README quote the figures.
+// sjson. The design notes in docs/design.md quote the figures.
 func BenchmarkSetMemberSplice(b *testing.B) {
 	line, num := typicalLine(b), []byte("42")
 	var buf []byte

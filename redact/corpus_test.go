@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// cleanCorpus is text that holds no secret: this repository's Go sources, its testdata and
-// README, and common configuration files (testdata/redact/clean). The files that hold the
+// cleanCorpus is text that holds no secret: this repository's Go sources, its testdata,
+// README and manual (docs/*.md), and common configuration files (testdata/redact/clean). The files that hold the
 // fake secrets of the tests are left out.
 func cleanCorpus(t *testing.T) map[string]string {
 	t.Helper()
@@ -31,7 +31,7 @@ func cleanCorpus(t *testing.T) map[string]string {
 			path == filepath.Join("..", "testdata", "redact", "secrets.jsonl"),
 			strings.HasSuffix(name, ".gz"), strings.HasSuffix(name, ".test"):
 			return nil
-		case strings.HasSuffix(name, ".go"), strings.HasPrefix(path, filepath.Join("..", "testdata")), name == "README.md":
+		case strings.HasSuffix(name, ".go"), strings.HasPrefix(path, filepath.Join("..", "testdata")), name == "README.md", strings.HasSuffix(name, ".md") && path == filepath.Join("..", "docs", name):
 			data, err := os.ReadFile(path)
 			if err != nil {
 				return err

@@ -60,7 +60,7 @@ func (s *Server) handle(line []byte, n int) {
 	}
 }
 
-// commandList is the protocol's commands, in the order the README and the schema list them.
+// commandList is the protocol's commands, in the order docs/rpc.md and the schema list them.
 // They are made at their first use, with commands: describing every command's arguments and
 // answers is work that a process serving no rpc client (a filter, a run) need not do.
 var commandList = sync.OnceValue(func() []commandSpec {
@@ -255,6 +255,7 @@ func (s *Server) setModel(c command, a *setModelArgs) {
 	prov, id := a.Provider, a.ModelID
 	m, p, err := s.host.ResolveModel(prov, id)
 	if err != nil {
+		//lint:ignore ST1005 the upstream RPC protocol's error text, which its clients may match
 		s.respond(c, c.typ, nil, fmt.Errorf("Model not found: %s/%s: %v", prov, id, err))
 		return
 	}

@@ -146,7 +146,7 @@ func DirectionSchema(dir Direction, deltas bool) []byte {
 		root = codec.Root{Key: "type", Cases: append([]codec.RootCase{{Tags: cmds.Tags(), Def: "Command"}}, output...), Otherwise: "Event"}
 	}
 	return codec.SchemaDocument(title, what+" Generated from the declarations the server decodes commands by, and the codec "+
-		"package's description of the stream, by `base-context schema --rpc"+direction(dir)+"`. The README's RPC section describes the protocol.",
+		"package's description of the stream, by `base-context schema --rpc"+direction(dir)+"`. docs/rpc.md describes the protocol.",
 		deltas, []*codec.Union{cmds, resps}, []*codec.Shape{&dialog}, root)
 }
 

@@ -103,7 +103,7 @@ func (w want) accepts(raw []byte) bool {
 	case wantNumber:
 		return k == kindNumber
 	case wantInt:
-		return k == kindNumber && bytes.IndexAny(raw, ".eE") < 0
+		return k == kindNumber && !bytes.ContainsAny(raw, ".eE")
 	case wantBool:
 		return k == kindBool
 	case wantObject:

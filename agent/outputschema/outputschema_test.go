@@ -156,7 +156,7 @@ func TestReferences(t *testing.T) {
 	})
 }
 
-// format is an annotation, not checked, in every draft (the README says so): the model is
+// format is an annotation, not checked, in every draft (docs/ci.md says so): the model is
 // shown it in the schema, and pattern is what checks a string's shape.
 func TestFormatIsNotChecked(t *testing.T) {
 	for _, declared := range []string{"http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"} {

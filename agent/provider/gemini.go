@@ -5,8 +5,8 @@ package provider
 // retried or resumed here (the agent loop is the only one that retries, visibly). The key
 // goes in x-goog-api-key. Our own client and not google.golang.org/genai: the SDK brought
 // grpc, protobuf, opencensus and Google Cloud auth into the binary, initialised at every
-// start, even of a filter, for one streamed POST (the figures are in the README's Design
-// notes).
+// start, even of a filter, for one streamed POST (the figures are in the design notes
+// of docs/design.md).
 //
 // The stream is server-sent events, each a GenerateContentResponse chunk. Text parts and
 // thought parts ("thought": true) alternate in one open block, as on Chat Completions; a

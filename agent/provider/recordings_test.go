@@ -112,7 +112,7 @@ var recordings = map[string]map[string]recording{
 }
 
 // replayRecording serves body with status to the protocol's provider and plays one request.
-func replayRecording(t *testing.T, api string, status int, body []byte) ([]provider.Event, error, []string) {
+func replayRecording(t *testing.T, api string, status int, body []byte) ([]provider.Event, []string, error) {
 	t.Helper()
 	srv := httptest.NewServer(mockserver.Recording(body, status))
 	t.Cleanup(srv.Close)
@@ -129,7 +129,7 @@ func replayRecording(t *testing.T, api string, status int, body []byte) ([]provi
 	req.Model = recordingModel
 	req.Model.API = api
 	evs, err := playEvents(context.Background(), p, req)
-	return evs, err, warnings
+	return evs, warnings, err
 }
 
 func TestRecordings(t *testing.T) {
@@ -149,7 +149,7 @@ func TestRecordings(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				evs, err, warnings := replayRecording(t, api, rec.status, body)
+				evs, warnings, err := replayRecording(t, api, rec.status, body)
 				completionsCollect(t, evs, err) // well formed
 				if got := renderRecording(evs, err); got != rec.want {
 					t.Errorf("\n got %s\nwant %s", got, rec.want)

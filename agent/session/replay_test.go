@@ -82,10 +82,7 @@ func TestReplayReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var ref [][]byte
-			for _, line := range bytes.Split(bytes.TrimSuffix(stream, []byte("\n")), []byte("\n")) {
-				ref = append(ref, line)
-			}
+			ref := bytes.Split(bytes.TrimSuffix(stream, []byte("\n")), []byte("\n"))
 			got := replayed(t, l, true)
 			if g, w := shape(got), shape(ref); !reflect.DeepEqual(g, w) {
 				t.Fatalf("shape:\n got %v\nwant %v", g, w)

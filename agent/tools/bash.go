@@ -81,6 +81,7 @@ func (t *bashTool) Execute(ctx context.Context, raw json.RawMessage, update func
 		return Result{}, a.errorf(`"timeout" must be a positive number of seconds, got %s`, formatSeconds(timeout))
 	}
 	if ctx.Err() != nil {
+		//lint:ignore ST1005 the upstream agent's words, which the model and RPC clients see
 		return Result{}, errors.New("Command aborted")
 	}
 

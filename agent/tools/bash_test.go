@@ -16,7 +16,7 @@ import (
 )
 
 // bashRun runs a command and records the updates it streams.
-func bashRun(t *testing.T, ctx context.Context, opts Options, args string) (Result, error, []codec.ToolResult) {
+func bashRun(t *testing.T, ctx context.Context, opts Options, args string) (Result, []codec.ToolResult, error) {
 	t.Helper()
 	var mu sync.Mutex
 	var updates []codec.ToolResult
@@ -25,7 +25,7 @@ func bashRun(t *testing.T, ctx context.Context, opts Options, args string) (Resu
 		updates = append(updates, u)
 		mu.Unlock()
 	})
-	return res, err, updates
+	return res, updates, err
 }
 
 func bashArgs(command string, timeout float64) string {
@@ -79,7 +79,7 @@ func firstPid(t *testing.T, text string) int {
 func TestBashSuccess(t *testing.T) {
 	opts := testOptions(t)
 	writeFile(t, opts.Cwd, "hello.txt", "hello from the fixture file\n")
-	res, err, updates := bashRun(t, context.Background(), opts, `{"command":"echo hi && wc -c < hello.txt && pwd"}`)
+	res, updates, err := bashRun(t, context.Background(), opts, `{"command":"echo hi && wc -c < hello.txt && pwd"}`)
 	if err != nil || res.IsError {
 		t.Fatalf("err %v, result %q", err, resultText(res))
 	}
@@ -133,7 +133,7 @@ func TestBashNonzeroExit(t *testing.T) {
 
 func TestBashTimeoutKillsProcessGroup(t *testing.T) {
 	opts := testOptions(t)
-	res, err, _ := bashRun(t, context.Background(), opts, bashArgs("sleep 30 & echo $!; sleep 30", 1))
+	res, _, err := bashRun(t, context.Background(), opts, bashArgs("sleep 30 & echo $!; sleep 30", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestBashCancel(t *testing.T) {
 	waitGone(t, firstPid(t, text))
 
 	// Cancelled before it starts.
-	_, err, _ = bashRun(t, ctx, opts, `{"command":"echo never"}`)
+	_, _, err = bashRun(t, ctx, opts, `{"command":"echo never"}`)
 	if err == nil || err.Error() != "Command aborted" {
 		t.Errorf("err %v", err)
 	}
@@ -173,7 +173,7 @@ func TestBashCancel(t *testing.T) {
 
 func TestBashStreamsUpdates(t *testing.T) {
 	opts := testOptions(t)
-	res, err, updates := bashRun(t, context.Background(), opts, `{"command":"echo one; sleep 0.4; echo two"}`)
+	res, updates, err := bashRun(t, context.Background(), opts, `{"command":"echo one; sleep 0.4; echo two"}`)
 	if err != nil || res.IsError {
 		t.Fatal(err, resultText(res))
 	}
@@ -201,7 +201,7 @@ func TestBashStreamsUpdates(t *testing.T) {
 func TestBashThrottlesUpdates(t *testing.T) {
 	opts := testOptions(t)
 	start := time.Now()
-	_, _, updates := bashRun(t, context.Background(), opts, `{"command":"for i in $(seq 1 40); do echo $i; sleep 0.01; done"}`)
+	_, updates, _ := bashRun(t, context.Background(), opts, `{"command":"for i in $(seq 1 40); do echo $i; sleep 0.01; done"}`)
 	elapsed := time.Since(start)
 	if max := int(elapsed/updateInterval) + 3; len(updates) > max {
 		t.Errorf("%d updates in %v", len(updates), elapsed)
@@ -214,7 +214,7 @@ func TestBashThrottlesUpdates(t *testing.T) {
 
 func TestBashTruncatesTailByLines(t *testing.T) {
 	opts := testOptions(t)
-	res, err, updates := bashRun(t, context.Background(), opts, `{"command":"seq 1 5000"}`)
+	res, updates, err := bashRun(t, context.Background(), opts, `{"command":"seq 1 5000"}`)
 	if err != nil || res.IsError {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func TestBashRedactsSpilledOutput(t *testing.T) {
 	// The secret arrives in two writes, the second after the output has spilled.
 	cmd := fmt.Sprintf("head -c 60000 /dev/zero | tr '\\0' x; printf ' %s'; sleep 0.2; printf '%s'; head -c %d /dev/zero | tr '\\0' y",
 		testSecret[:10], testSecret[10:], MaxBytes-10)
-	res, err, updates := bashRun(t, context.Background(), opts, bashArgs(cmd, 0))
+	res, updates, err := bashRun(t, context.Background(), opts, bashArgs(cmd, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestBashRedactsSpilledOutput(t *testing.T) {
 // An output that fits is the model's as it is: redaction is the stream's business then.
 func TestBashKeepsOutputThatFits(t *testing.T) {
 	opts := redactingOptions(t)
-	res, err, _ := bashRun(t, context.Background(), opts, bashArgs("printf '"+testSecret+"'", 0))
+	res, _, err := bashRun(t, context.Background(), opts, bashArgs("printf '"+testSecret+"'", 0))
 	if err != nil {
 		t.Fatal(err)
 	}
