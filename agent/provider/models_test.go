@@ -45,7 +45,9 @@ func TestRegistryFind(t *testing.T) {
 		{"corp/big", "corp", "corp/big/openai-responses"},
 		{"openai/gpt-6-preview", "", "openai/gpt-6-preview/openai-responses"},
 		{"gpt-5", "", `error: model "gpt-5" is served by several providers: use one of openai/gpt-5, ollama/gpt-5`},
-		{"openai/gpt-99", "", `error: unknown model "openai/gpt-99"; known models include openai/gpt-5.4`},
+		{"openai/gpt-99", "", `error: unknown model "openai/gpt-99"; did you mean openai/gpt-5, openai/gpt-4o?`},
+		{"sonnet", "", `error: unknown model "sonnet"; did you mean anthropic/claude-sonnet-5-5, anthropic/claude-sonnet-4-6, anthropic/claude-sonnet-4-5?`},
+		{"qwen3", "ollama", `error: unknown model "ollama/qwen3"; did you mean ollama/qwen3:32b?`},
 		{"nope/mock-gpt", "", `error: unknown model "nope/mock-gpt"`},
 		{"x", "nope", `error: unknown provider "nope"`},
 	}
