@@ -76,6 +76,9 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 	if err := c.checkHome(streams); err != nil { // before the settings: they live there too
 		return err
 	}
+	if err := c.LongRunFlags.checkGiven(kctx); err != nil { // the settings' limits: checkSetting
+		return err
+	}
 	set, err := c.settle(streams, kctx)
 	if err != nil {
 		return err

@@ -58,6 +58,9 @@ func (c *RunCmd) plan(streams *IO, models *modelsFile, set settled, resident *co
 	if p.model, p.prov, err = c.ModelFlags.resolve(streams, models, cmp.Or(p.source.Model(), set.model)); err != nil {
 		return nil, err
 	}
+	if err := c.LongRunFlags.checkModel(p.model); err != nil {
+		return nil, err
+	}
 	toolset, err := c.toolset(tools.Options{Cwd: p.cwd}) // checked before the session starts
 	if err != nil {
 		return nil, err

@@ -251,8 +251,11 @@ func (c *RunCmd) settle(streams *IO, kctx *kong.Context) (settled, error) {
 }
 
 // checkSetting checks what a flag's own parsing would catch later without naming the file:
-// the permission rules.
+// the permission rules, the limits.
 func checkSetting(key string, v reflect.Value) error {
+	if strings.HasPrefix(key, "limits.") {
+		return checkLimit(v.Interface()) // run_long.go
+	}
 	if key != "permissions.allow" && key != "permissions.deny" {
 		return nil
 	}
