@@ -21,7 +21,7 @@ import (
 
 // RunCmd runs the agent: the default command.
 type RunCmd struct {
-	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE (a path without spaces) inlines a file into the first prompt."`
+	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE (a path without spaces) adds a file to the first prompt (an image as an image); - reads stdin."`
 
 	// Flags are grouped in --help (runFlagGroups in cli.go); a new flag names its group.
 	Mode       string `enum:"text,json,rpc" default:"text" group:"output" help:"Output: text (the final answer), json (the event stream, one JSON object per line, as docs/stream.md describes) or rpc (commands on stdin, responses and events on stdout; see README)."`
@@ -105,12 +105,9 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		return err
 	}
 	defer p.source.Close() // a session the run never opened
-	prompts, err := c.prompts(streams, p.cwd)
+	prompts, err := c.prompts(streams, p.cwd, p.model) // run_prompt.go
 	if err != nil {
 		return err
-	}
-	if len(prompts) == 0 {
-		return Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
 	}
 	// No client to ask in text and json mode: --permission-mode ask refuses what it would ask.
 	perm, err := c.PolicyFlags.permission(p.cwd, set.sources, nil)
@@ -154,10 +151,10 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
 
 	// The prompts after the first wait in the agent's queue as follow-ups.
-	for _, prompt := range prompts[1:] {
+	for _, prompt := range prompts.Rest {
 		ag.FollowUp(prompt)
 	}
-	outcome := ag.Prompt(ctx, opening(sess.Undelivered, prompts[0])...)
+	outcome := ag.Prompt(ctx, opening(sess.Undelivered, prompts.First)...)
 	status.clear()
 	if err := st.Flush(write); err != nil && outcome.Err == nil {
 		outcome.Err = err
@@ -214,46 +211,6 @@ func finalText(m *codec.AssistantMessage) string {
 		}
 	}
 	return strings.Join(parts, "")
-}
-
-// prompts gathers the prompts: stdin (when it is not a terminal) and @FILE arguments go
-// into the first one.
-func (c *RunCmd) prompts(streams *IO, cwd string) ([]string, error) {
-	var prefix strings.Builder
-	var prompts []string
-	for _, p := range c.Prompts {
-		// Only "@" and a path without spaces is a file: "@notes is a handle" is a prompt.
-		if name, ok := strings.CutPrefix(p, "@"); ok && name != "" && !strings.ContainsAny(name, " \t\n") {
-			path := name
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(cwd, path)
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil, Fail(ExitUsage, fmt.Sprintf("cannot read @%s: %v", name, err))
-			}
-			fmt.Fprintf(&prefix, "<file name=%q>\n%s\n</file>\n", name, strings.TrimSuffix(string(data), "\n"))
-			continue
-		}
-		prompts = append(prompts, p)
-	}
-	if !streams.StdinIsTerminal && streams.In != nil {
-		data, err := io.ReadAll(streams.In)
-		if err != nil {
-			return nil, Fail(ExitUsage, "cannot read stdin: "+err.Error())
-		}
-		if s := strings.TrimSpace(string(data)); s != "" {
-			prefix.WriteString(s + "\n")
-		}
-	}
-	if prefix.Len() > 0 {
-		if len(prompts) == 0 {
-			prompts = []string{strings.TrimSuffix(prefix.String(), "\n")}
-		} else {
-			prompts[0] = prefix.String() + "\n" + prompts[0]
-		}
-	}
-	return prompts, nil
 }
 
 func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {

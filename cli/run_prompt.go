@@ -7,7 +7,10 @@ import (
 	"strings"
 
 	"github.com/basecontext/base-context/agent/instructions"
+	"github.com/basecontext/base-context/agent/prompt"
+	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/internal/userfile"
 )
 
 // PromptFlags shape the system prompt and where the run works. RunCmd embeds them.
@@ -16,6 +19,30 @@ type PromptFlags struct {
 	SystemPrompt       string `placeholder:"TEXT|@FILE" help:"Replace the built-in system prompt (the project instructions are still added)."`
 	AppendSystemPrompt string `placeholder:"TEXT|@FILE" help:"Add to the end of the system prompt."`
 	NoContextFiles     bool   `help:"Do not read the project instructions (AGENTS.md, else CLAUDE.md, in <home> and from the repository root down to the working directory)."`
+	Stdin              bool   `help:"Wait for stdin as long as it takes, even with a prompt argument (- as an argument does the same); otherwise a prompt argument waits 3s for stdin's first byte."`
+}
+
+// prompts gathers the prompts (package prompt): the arguments, their @FILEs and stdin
+// when it is not a terminal. A run without one, or with images for a model that takes
+// none, is a usage error.
+func (c *RunCmd) prompts(streams *IO, cwd string, model provider.Model) (*prompt.Prompts, error) {
+	in := prompt.Input{Args: c.Prompts, Cwd: cwd, WaitForStdin: c.Stdin,
+		Warn: func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }}
+	if !streams.StdinIsTerminal && streams.In != nil {
+		in.Stdin = streams.In
+	}
+	ps, err := prompt.Gather(in)
+	if err != nil {
+		return nil, Fail(ExitUsage, err.Error())
+	}
+	if ps.First == nil {
+		return nil, Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
+	}
+	if len(ps.Images) > 0 && !model.Images {
+		return nil, Fail(ExitUsage, fmt.Sprintf("@%s is an image, and model %s/%s does not take images: choose one that does, "+
+			"or, if it does, say so in models.json (\"input\": [\"text\", \"image\"])", ps.Images[0], model.Provider, model.ID))
+	}
+	return ps, nil
 }
 
 // workDir is the directory the run works in: --cwd (made absolute), else the process's.
@@ -81,7 +108,7 @@ func textOrFile(flag, v, cwd string) (string, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(cwd, path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, userfile.SystemPromptMax)
 	if err != nil {
 		return "", Fail(ExitUsage, fmt.Sprintf("%s: cannot read @%s: %v", flag, name, err))
 	}

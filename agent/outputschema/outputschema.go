@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/basecontext/base-context/internal/userfile"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -28,7 +28,7 @@ type Schema struct {
 // Load reads the schema at path and resolves its references: to its own definitions, and to
 // files by paths relative to it.
 func Load(path string) (*Schema, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, userfile.SchemaMax)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func loadReferenced(uri *url.URL) (*jsonschema.Schema, error) {
 	if uri.Scheme != "file" {
 		return nil, fmt.Errorf("only files can be referred to, not %s", uri.Redacted())
 	}
-	data, err := os.ReadFile(filepath.FromSlash(uri.Path))
+	data, err := userfile.Read(filepath.FromSlash(uri.Path), userfile.SchemaMax)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/internal/similar"
+	"github.com/basecontext/base-context/internal/userfile"
 )
 
 // ProviderConfig is a configured provider: where its server is, how it is spoken to, how
@@ -129,7 +130,7 @@ func LoadRegistry(path string, getenv func(string) string) (*Registry, error) {
 	if path == "" {
 		return r, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, userfile.ConfigMax)
 	if errors.Is(err, os.ErrNotExist) {
 		return r, nil
 	}
