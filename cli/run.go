@@ -104,8 +104,8 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if err != nil {
 		return err
 	}
-	defer p.source.Close()                             // a session the run never opened
-	prompts, err := c.prompts(streams, p.cwd, p.model) // run_prompt.go
+	defer p.source.Close() // a session the run never opened
+	prompts, err := c.prompts(streams, p.cwd, p.model)
 	if err != nil {
 		return err
 	}
