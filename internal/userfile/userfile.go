@@ -12,10 +12,11 @@ import (
 
 // Bounds of the inputs read whole, documented with the flags that take them.
 const (
-	PromptFileMax   = 8 << 20 // @FILE arguments, images included, and stdin
-	SystemPromptMax = 2 << 20 // --system-prompt and --append-system-prompt @FILE
-	SchemaMax       = 1 << 20 // --output-schema and every file its $ref names
-	ConfigMax       = 4 << 20 // models.json, --script files
+	PromptFileMax   = 8 << 20  // @FILE arguments, images included, and stdin
+	SystemPromptMax = 2 << 20  // --system-prompt and --append-system-prompt @FILE
+	SchemaMax       = 1 << 20  // --output-schema and every file its $ref names
+	ConfigMax       = 4 << 20  // models.json
+	ScriptMax       = 64 << 20 // --script files (offline test scripts, which may script long outputs)
 )
 
 // Open opens the regular file at path for reading; anything else (a directory, a device,
