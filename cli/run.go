@@ -184,7 +184,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		}
 		return Fail(ExitFailure, msg)
 	}
-	text, err := p.schema.answer(outcome.Final)
+	text, err := answer(p.schema, outcome.Final)
 	if err != nil {
 		return err
 	}
@@ -285,18 +285,4 @@ func (c *RunCmd) checkHome(streams *IO) error {
 func (c *RunCmd) sessionFileError(streams *IO, err error) error {
 	return Fail(ExitUsage, fmt.Sprintf("cannot save sessions in %s: %v; set BASE_CONTEXT_HOME (or --session-dir) to a writable folder, or run with --no-session",
 		c.sessionDir(streams), err))
-}
-
-func builtinSystemPrompt(cwd string, ts []tools.Tool) string {
-	var b strings.Builder
-	b.WriteString("You are base-context, a coding agent working in a software project on the user's machine. ")
-	b.WriteString("Use the tools to inspect and change files and to run commands; keep answers short and concrete.\n\n")
-	if len(ts) > 0 {
-		b.WriteString("Tools:\n")
-		for _, t := range ts {
-			fmt.Fprintf(&b, "- %s\n", t.Name())
-		}
-	}
-	fmt.Fprintf(&b, "\nWorking directory: %s\nDate: %s\n", cwd, time.Now().Format("2006-01-02"))
-	return b.String()
 }

@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"time"
 
-	"github.com/basecontext/base-context/agent/instructions"
 	"github.com/basecontext/base-context/agent/prompt"
 	"github.com/basecontext/base-context/agent/provider"
-	"github.com/basecontext/base-context/agent/tools"
-	"github.com/basecontext/base-context/internal/userfile"
 )
 
 // PromptFlags shape the system prompt and where the run works. RunCmd embeds them.
@@ -68,49 +65,14 @@ func (f *PromptFlags) workDir() (string, error) {
 	return filepath.Clean(dir), nil
 }
 
-// systemPrompt is the built-in prompt (or --system-prompt), the project instructions, then
-// --append-system-prompt. Instructions files that cannot be used are warnings on stderr.
-func (f *PromptFlags) systemPrompt(streams *IO, cwd string, ts []tools.Tool) (string, error) {
-	base := builtinSystemPrompt(cwd, ts)
-	if f.SystemPrompt != "" {
-		text, err := textOrFile("--system-prompt", f.SystemPrompt, cwd)
-		if err != nil {
-			return "", err
-		}
-		base = text
-	}
-	var b strings.Builder
-	b.WriteString(base)
-	if !f.NoContextFiles {
-		files, warnings := instructions.Load(homeDir(streams), cwd)
-		for _, w := range warnings {
-			fmt.Fprintf(streams.Err, "warning: %s\n", w)
-		}
-		b.WriteString(instructions.Format(files))
-	}
-	if f.AppendSystemPrompt != "" {
-		text, err := textOrFile("--append-system-prompt", f.AppendSystemPrompt, cwd)
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("\n" + text)
-	}
-	return b.String(), nil
-}
-
-// textOrFile is a flag's TEXT, or the content of FILE for @FILE (relative to cwd).
-func textOrFile(flag, v, cwd string) (string, error) {
-	name, ok := strings.CutPrefix(v, "@")
-	if !ok || name == "" {
-		return v, nil
-	}
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(cwd, path)
-	}
-	data, err := userfile.Read(path, userfile.SystemPromptMax)
+// systemPrompt is the run's system prompt (package prompt); instructions files that cannot
+// be used are warnings on stderr.
+func (f *PromptFlags) systemPrompt(streams *IO, cwd string, toolNames []string) (string, error) {
+	text, err := prompt.System{Cwd: cwd, Tools: toolNames, Replace: f.SystemPrompt, Append: f.AppendSystemPrompt,
+		InstructionsHome: homeDir(streams), NoInstructions: f.NoContextFiles, Now: time.Now(),
+		Warn: func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }}.Build()
 	if err != nil {
-		return "", Fail(ExitUsage, fmt.Sprintf("%s: cannot read @%s: %v", flag, name, err))
+		return "", Fail(ExitUsage, err.Error())
 	}
-	return strings.TrimRight(string(data), "\n"), nil
+	return text, nil
 }
