@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -39,31 +38,10 @@ var limitFlags = []string{"max-turns", "max-tokens", "max-time", "max-cost", "ma
 func (f *LongRunFlags) checkGiven(kctx *kong.Context) error {
 	for _, p := range kctx.Path {
 		if p.Flag != nil && slices.Contains(limitFlags, p.Flag.Name) {
-			if err := checkLimit(p.Flag.Value.Target.Interface()); err != nil {
+			if err := agent.CheckLimit(p.Flag.Value.Target.Interface()); err != nil {
 				return Fail(ExitUsage, fmt.Sprintf("--%s %s", p.Flag.Name, err))
 			}
 		}
-	}
-	return nil
-}
-
-// checkLimit says what is wrong with a limit's value, nil when it is positive and finite.
-func checkLimit(v any) error {
-	ok := false
-	switch x := v.(type) {
-	case int:
-		ok = x > 0
-	case int64:
-		ok = x > 0
-	case time.Duration:
-		ok = x > 0
-	case settingDuration:
-		ok = x > 0
-	case float64:
-		ok = x > 0 && !math.IsInf(x, 0)
-	}
-	if !ok {
-		return fmt.Errorf("must be a positive number, not %v (leave the limit out for none)", v)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/instructions"
 	"github.com/basecontext/base-context/agent/policy"
 	"github.com/basecontext/base-context/codec"
@@ -254,7 +255,7 @@ func (c *RunCmd) settle(streams *IO, kctx *kong.Context) (settled, error) {
 // the permission rules, the limits.
 func checkSetting(key string, v reflect.Value) error {
 	if strings.HasPrefix(key, "limits.") {
-		return checkLimit(v.Interface()) // run_long.go
+		return agent.CheckLimit(v.Interface())
 	}
 	if key != "permissions.allow" && key != "permissions.deny" {
 		return nil
