@@ -184,7 +184,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		}
 		return Fail(ExitFailure, msg)
 	}
-	text, err := answer(p.schema, outcome.Final)
+	text, err := finalAnswer(p.schema, outcome.Final)
 	if err != nil {
 		return err
 	}

@@ -23,9 +23,9 @@ func (f *SchemaFlags) load() (*outputschema.Schema, error) {
 	return s, nil
 }
 
-// answer is what text mode prints of a completed run: the final text, or with a schema
+// finalAnswer is what text mode prints of a completed run: the final text, or with a schema
 // only its JSON value; an answer that still does not match fails the run.
-func answer(schema *outputschema.Schema, final *codec.AssistantMessage) (string, error) {
+func finalAnswer(schema *outputschema.Schema, final *codec.AssistantMessage) (string, error) {
 	text, err := schema.Answer(finalText(final))
 	if err != nil {
 		return "", Fail(ExitFailure, "the answer does not match --output-schema: "+err.Error())
