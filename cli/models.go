@@ -134,7 +134,7 @@ func (f *ModelFlags) scripted(id string) (provider.Model, provider.Provider, err
 		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
 	}
 	return provider.Model{ID: id, Name: id, Provider: provider.APIScript, API: provider.APIScript,
-		ContextWindow: 200000, MaxTokens: 32000}, s, nil
+		ContextWindow: 200000, MaxTokens: 32000, Images: true}, s, nil
 }
 
 // ModelsCmd is `base-context models`.

@@ -21,7 +21,7 @@ import (
 
 // RunCmd runs the agent: the default command.
 type RunCmd struct {
-	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE (a path without spaces) inlines a file into the first prompt."`
+	Prompts []string `arg:"" optional:"" help:"Prompts, run one after another in one stream; @FILE (a path without spaces) adds a file to the first prompt (an image as an image); - reads stdin."`
 
 	// Flags are grouped in --help (runFlagGroups in cli.go); a new flag names its group.
 	Mode       string `enum:"text,json,rpc" default:"text" group:"output" help:"Output: text (the final answer), json (the event stream, one JSON object per line, as docs/stream.md describes) or rpc (commands on stdin, responses and events on stdout; see docs/rpc.md)."`
@@ -78,6 +78,9 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 	if err := c.checkHome(streams); err != nil { // before the settings: they live there too
 		return err
 	}
+	if err := c.LongRunFlags.checkGiven(kctx); err != nil { // the settings' limits: checkSetting
+		return err
+	}
 	set, err := c.settle(streams, kctx)
 	if err != nil {
 		return err
@@ -107,12 +110,9 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		return err
 	}
 	defer p.source.Close() // a session the run never opened
-	prompts, err := c.prompts(streams, p.cwd)
+	prompts, err := c.prompts(streams, p.cwd, p.model)
 	if err != nil {
 		return err
-	}
-	if len(prompts) == 0 {
-		return Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
 	}
 	// No client to ask in text and json mode: --permission-mode ask refuses what it would ask.
 	perm, err := c.PolicyFlags.permission(p.cwd, set.sources, nil)
@@ -158,10 +158,10 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
 
 	// The prompts after the first wait in the agent's queue as follow-ups.
-	for _, prompt := range prompts[1:] {
+	for _, prompt := range prompts.Rest {
 		ag.FollowUp(prompt)
 	}
-	outcome := ag.Prompt(ctx, opening(sess.Undelivered, prompts[0])...)
+	outcome := ag.Prompt(ctx, opening(sess.Undelivered, prompts.First)...)
 	status.Clear()
 	if err := answer.Close(); err != nil && outcome.Err == nil {
 		outcome.Err = err
@@ -194,7 +194,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		}
 		return Fail(ExitFailure, msg)
 	}
-	text, err := p.schema.answer(outcome.Final)
+	text, err := finalAnswer(p.schema, outcome.Final)
 	if err != nil {
 		return err
 	}
@@ -221,46 +221,6 @@ func finalText(m *codec.AssistantMessage) string {
 		}
 	}
 	return strings.Join(parts, "")
-}
-
-// prompts gathers the prompts: stdin (when it is not a terminal) and @FILE arguments go
-// into the first one.
-func (c *RunCmd) prompts(streams *IO, cwd string) ([]string, error) {
-	var prefix strings.Builder
-	var prompts []string
-	for _, p := range c.Prompts {
-		// Only "@" and a path without spaces is a file: "@notes is a handle" is a prompt.
-		if name, ok := strings.CutPrefix(p, "@"); ok && name != "" && !strings.ContainsAny(name, " \t\n") {
-			path := name
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(cwd, path)
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil, Fail(ExitUsage, fmt.Sprintf("cannot read @%s: %v", name, err))
-			}
-			fmt.Fprintf(&prefix, "<file name=%q>\n%s\n</file>\n", name, strings.TrimSuffix(string(data), "\n"))
-			continue
-		}
-		prompts = append(prompts, p)
-	}
-	if !streams.StdinIsTerminal && streams.In != nil {
-		data, err := io.ReadAll(streams.In)
-		if err != nil {
-			return nil, Fail(ExitUsage, "cannot read stdin: "+err.Error())
-		}
-		if s := strings.TrimSpace(string(data)); s != "" {
-			prefix.WriteString(s + "\n")
-		}
-	}
-	if prefix.Len() > 0 {
-		if len(prompts) == 0 {
-			prompts = []string{strings.TrimSuffix(prefix.String(), "\n")}
-		} else {
-			prompts[0] = prefix.String() + "\n" + prompts[0]
-		}
-	}
-	return prompts, nil
 }
 
 func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
@@ -335,18 +295,4 @@ func (c *RunCmd) checkHome(streams *IO) error {
 func (c *RunCmd) sessionFileError(streams *IO, err error) error {
 	return Fail(ExitUsage, fmt.Sprintf("cannot save sessions in %s: %v; set BASE_CONTEXT_HOME (or --session-dir) to a writable folder, or run with --no-session",
 		c.sessionDir(streams), err))
-}
-
-func builtinSystemPrompt(cwd string, ts []tools.Tool) string {
-	var b strings.Builder
-	b.WriteString("You are base-context, a coding agent working in a software project on the user's machine. ")
-	b.WriteString("Use the tools to inspect and change files and to run commands; keep answers short and concrete.\n\n")
-	if len(ts) > 0 {
-		b.WriteString("Tools:\n")
-		for _, t := range ts {
-			fmt.Fprintf(&b, "- %s\n", t.Name())
-		}
-	}
-	fmt.Fprintf(&b, "\nWorking directory: %s\nDate: %s\n", cwd, time.Now().Format("2006-01-02"))
-	return b.String()
 }

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent"
+	"github.com/basecontext/base-context/agent/provider"
 )
 
 // LongRunFlags are the flags of long unattended runs: compaction, autonomous runs with
@@ -24,6 +27,33 @@ type LongRunFlags struct {
 	Gate        []string      `placeholder:"CMD" sep:"none" help:"Shell command that must exit 0 for the run to succeed, run in the session directory when the agent stops; a failure goes back to the agent (repeatable; implies --autonomous; exit 4 when gates fail or never run)."`
 	GateRetries int           `default:"3" placeholder:"N" help:"Times a failing gate is sent back to the agent before the run fails."`
 	GateTimeout time.Duration `default:"5m" placeholder:"DURATION" help:"Time a gate may run before it is killed with its process group."`
+}
+
+// limitFlags are the limits a run stops at: 0 would not mean "no limit" but "the default"
+// (with --autonomous) or nothing, so a limit given is a positive, finite number.
+var limitFlags = []string{"max-turns", "max-tokens", "max-time", "max-cost", "max-continuations"}
+
+// checkGiven refuses the limits given on the command line that are not positive and
+// finite: `--max-cost 0`, `--max-cost NaN`, `--max-turns 0`, `--max-time 0s`.
+func (f *LongRunFlags) checkGiven(kctx *kong.Context) error {
+	for _, p := range kctx.Path {
+		if p.Flag != nil && slices.Contains(limitFlags, p.Flag.Name) {
+			if err := agent.CheckLimit(p.Flag.Value.Target.Interface()); err != nil {
+				return Fail(ExitUsage, fmt.Sprintf("--%s %s", p.Flag.Name, err))
+			}
+		}
+	}
+	return nil
+}
+
+// checkModel refuses a --max-cost the model's prices cannot reach: without prices every
+// call costs $0 and the budget would never stop the run.
+func (f *LongRunFlags) checkModel(m provider.Model) error {
+	if f.MaxCost == 0 || m.Cost != (provider.Prices{}) {
+		return nil
+	}
+	return Fail(ExitUsage, fmt.Sprintf("--max-cost: model %s/%s has no prices, so its calls cost nothing and the budget would never be reached; "+
+		"give its prices in models.json (\"cost\": {\"input\": …, \"output\": …}, dollars per million tokens)", m.Provider, m.ID))
 }
 
 // validate rejects negative amounts.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 
 	"github.com/basecontext/base-context/agent"
+	"github.com/basecontext/base-context/agent/outputschema"
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
@@ -21,9 +22,9 @@ type runPlan struct {
 	source       *control.Source // the session the run writes, read: opened by openSession
 	model        provider.Model
 	prov         provider.Provider
-	systemPrompt string   // the built-in or given prompt, the project's instructions, the schema's
-	toolNames    []string // the tools the run has (--tools, --no-tools), checked
-	schema       *answerSchema
+	systemPrompt string               // the built-in or given prompt, the project's instructions, the schema's
+	toolNames    []string             // the tools the run has (--tools, --no-tools), checked
+	schema       *outputschema.Schema // nil: no particular answer
 	redaction    *redaction
 	resident     *control.Resident // the background process of a --detach run; nil otherwise
 }
@@ -58,6 +59,9 @@ func (c *RunCmd) plan(streams *IO, models *modelsFile, set settled, resident *co
 	if p.model, p.prov, err = c.ModelFlags.resolve(streams, models, cmp.Or(p.source.Model(), set.model)); err != nil {
 		return nil, err
 	}
+	if err := c.LongRunFlags.checkModel(p.model); err != nil {
+		return nil, err
+	}
 	toolset, err := c.toolset(tools.Options{Cwd: p.cwd}) // checked before the session starts
 	if err != nil {
 		return nil, err
@@ -65,13 +69,13 @@ func (c *RunCmd) plan(streams *IO, models *modelsFile, set settled, resident *co
 	for _, t := range toolset {
 		p.toolNames = append(p.toolNames, t.Name())
 	}
-	if p.systemPrompt, err = c.PromptFlags.systemPrompt(streams, p.cwd, toolset); err != nil {
+	if p.systemPrompt, err = c.PromptFlags.systemPrompt(streams, p.cwd, p.toolNames); err != nil {
 		return nil, err
 	}
 	if p.schema, err = c.SchemaFlags.load(); err != nil {
 		return nil, err
 	}
-	p.systemPrompt += p.schema.instructions()
+	p.systemPrompt += p.schema.Instructions()
 	if p.redaction, err = c.RedactFlags.build(streams, c.ModelFlags.keys(models)); err != nil {
 		return nil, err
 	}
@@ -90,7 +94,7 @@ func (c *RunCmd) agentConfig(streams *IO, p *runPlan, id string, base agent.Conf
 	base.Tools = toolset
 	base.Provider, base.Model, base.SystemPrompt = p.prov, p.model, p.systemPrompt
 	base.ThinkingLevel = c.Thinking
-	base.CheckAnswer = p.schema.checkAnswer()
+	base.CheckAnswer = p.schema.CheckAnswer()
 	base.Retry = agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay}
 	cfg := c.LongRunFlags.apply(base, p.cwd)
 	cfg.Gates.Tools = toolOpts

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/policy"
@@ -20,26 +19,16 @@ type PolicyFlags struct {
 // client about a call (--permission-mode ask); nil when there is no client. sources say
 // where the settings came from: the rules of a settings file name it.
 func (f *PolicyFlags) permission(cwd string, sources settingSources, ask func(context.Context, string) (bool, error)) (agent.Permission, error) {
-	if len(f.Allow) == 0 && len(f.Deny) == 0 && !f.ReadOnly && f.PermissionMode == string(policy.ModeAllow) {
-		return nil, nil
-	}
-	p := &policy.Policy{Mode: policy.Mode(f.PermissionMode), ReadOnly: f.ReadOnly, Cwd: cwd, Ask: ask}
-	for _, set := range []struct {
-		flag, key string
-		rules     []string
-		to        *[]policy.Rule
-	}{{"--allow", "permissions.allow", f.Allow, &p.Allow}, {"--deny", "permissions.deny", f.Deny, &p.Deny}} {
-		for _, s := range set.rules {
-			r, err := policy.ParseRule(s)
-			if err != nil {
-				return nil, Fail(ExitUsage, fmt.Sprintf("%s: %v", set.flag, err))
-			}
-			r.Source = fmt.Sprintf("%s '%s'", set.flag, r)
-			if file := sources[set.key]; file != "" && file != "flag" {
-				r.Source = fmt.Sprintf("%s '%s' of %s", set.key, r, file)
-			}
-			*set.to = append(*set.to, r)
+	file := func(key string) string {
+		if s := sources[key]; s != "flag" {
+			return s
 		}
+		return ""
+	}
+	p, err := policy.Given{Allow: f.Allow, Deny: f.Deny, AllowFile: file("permissions.allow"), DenyFile: file("permissions.deny"),
+		Mode: policy.Mode(f.PermissionMode), ReadOnly: f.ReadOnly, Cwd: cwd, Ask: ask}.Build()
+	if err != nil || p == nil {
+		return nil, Wrap(ExitUsage, err)
 	}
 	return p, nil
 }

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"time"
 
-	"github.com/basecontext/base-context/agent/instructions"
-	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/agent/prompt"
+	"github.com/basecontext/base-context/agent/provider"
 )
 
 // PromptFlags shape the system prompt and where the run works. RunCmd embeds them.
@@ -16,6 +16,30 @@ type PromptFlags struct {
 	SystemPrompt       string `placeholder:"TEXT|@FILE" help:"Replace the built-in system prompt (the project instructions are still added)."`
 	AppendSystemPrompt string `placeholder:"TEXT|@FILE" help:"Add to the end of the system prompt."`
 	NoContextFiles     bool   `help:"Do not read the project instructions (AGENTS.md, else CLAUDE.md, in <home> and from the repository root down to the working directory)."`
+	Stdin              bool   `help:"Wait for stdin as long as it takes, even with a prompt argument (- as an argument does the same); otherwise a prompt argument waits 3s for stdin's first byte."`
+}
+
+// prompts gathers the prompts (package prompt): the arguments, their @FILEs and stdin
+// when it is not a terminal. A run without one, or with images for a model that takes
+// none, is a usage error.
+func (c *RunCmd) prompts(streams *IO, cwd string, model provider.Model) (*prompt.Prompts, error) {
+	in := prompt.Input{Args: c.Prompts, Cwd: cwd, WaitForStdin: c.Stdin,
+		Warn: func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }}
+	if !streams.StdinIsTerminal && streams.In != nil {
+		in.Stdin = streams.In
+	}
+	ps, err := prompt.Gather(in)
+	if err != nil {
+		return nil, Fail(ExitUsage, err.Error())
+	}
+	if ps.First == nil {
+		return nil, Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
+	}
+	if len(ps.Images) > 0 && !model.Images {
+		return nil, Fail(ExitUsage, fmt.Sprintf("@%s is an image, and model %s/%s does not take images: choose one that does, "+
+			"or, if it does, say so in models.json (\"input\": [\"text\", \"image\"])", ps.Images[0], model.Provider, model.ID))
+	}
+	return ps, nil
 }
 
 // workDir is the directory the run works in: --cwd (made absolute), else the process's.
@@ -41,49 +65,14 @@ func (f *PromptFlags) workDir() (string, error) {
 	return filepath.Clean(dir), nil
 }
 
-// systemPrompt is the built-in prompt (or --system-prompt), the project instructions, then
-// --append-system-prompt. Instructions files that cannot be used are warnings on stderr.
-func (f *PromptFlags) systemPrompt(streams *IO, cwd string, ts []tools.Tool) (string, error) {
-	base := builtinSystemPrompt(cwd, ts)
-	if f.SystemPrompt != "" {
-		text, err := textOrFile("--system-prompt", f.SystemPrompt, cwd)
-		if err != nil {
-			return "", err
-		}
-		base = text
-	}
-	var b strings.Builder
-	b.WriteString(base)
-	if !f.NoContextFiles {
-		files, warnings := instructions.Load(homeDir(streams), cwd)
-		for _, w := range warnings {
-			fmt.Fprintf(streams.Err, "warning: %s\n", w)
-		}
-		b.WriteString(instructions.Format(files))
-	}
-	if f.AppendSystemPrompt != "" {
-		text, err := textOrFile("--append-system-prompt", f.AppendSystemPrompt, cwd)
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("\n" + text)
-	}
-	return b.String(), nil
-}
-
-// textOrFile is a flag's TEXT, or the content of FILE for @FILE (relative to cwd).
-func textOrFile(flag, v, cwd string) (string, error) {
-	name, ok := strings.CutPrefix(v, "@")
-	if !ok || name == "" {
-		return v, nil
-	}
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(cwd, path)
-	}
-	data, err := os.ReadFile(path)
+// systemPrompt is the run's system prompt (package prompt); instructions files that cannot
+// be used are warnings on stderr.
+func (f *PromptFlags) systemPrompt(streams *IO, cwd string, toolNames []string) (string, error) {
+	text, err := prompt.System{Cwd: cwd, Tools: toolNames, Replace: f.SystemPrompt, Append: f.AppendSystemPrompt,
+		InstructionsHome: homeDir(streams), NoInstructions: f.NoContextFiles, Now: time.Now(),
+		Warn: func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }}.Build()
 	if err != nil {
-		return "", Fail(ExitUsage, fmt.Sprintf("%s: cannot read @%s: %v", flag, name, err))
+		return "", Fail(ExitUsage, err.Error())
 	}
-	return strings.TrimRight(string(data), "\n"), nil
+	return text, nil
 }

@@ -76,9 +76,9 @@ func (c *RunCmd) openSession(streams *IO, p *runPlan) (*runSession, error) {
 // opening is the messages that open the run's first turn: what the session's last run left
 // undelivered, in the order it was sent, then the prompt. A session command (/compact) runs
 // alone: the undelivered messages wait for the next resume.
-func opening(undelivered []session.Undelivered, prompt string) []*codec.UserMessage {
+func opening(undelivered []session.Undelivered, prompt []codec.Content) []*codec.UserMessage {
 	now := time.Now().UnixMilli()
-	user := &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: prompt}}, Timestamp: now}
+	user := &codec.UserMessage{Blocks: prompt, Timestamp: now}
 	if agent.IsSessionCommand(user) {
 		return []*codec.UserMessage{user}
 	}

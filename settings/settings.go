@@ -18,9 +18,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/instructions"
 	"github.com/basecontext/base-context/agent/policy"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/userfile"
 )
 
 // File is the document of settings.json. Every member is optional.
@@ -113,7 +115,7 @@ type Doc struct {
 // of the wrong type is an error naming the file (and the line, where the decoder says).
 func Read(path string) (*Doc, error) {
 	d := &Doc{Path: path, values: map[string]reflect.Value{}}
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, userfile.ConfigMax) // a regular file, bounded
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return d, nil // no file there (ENOTDIR: a folder on its path is a file)
 	}
@@ -148,13 +150,18 @@ func collect(v reflect.Value, prefix string, into map[string]reflect.Value) {
 
 // Value is the value the file sets for key (string, []string, bool, int, int64, float64 or
 // Duration); ok is false when it sets none. It is checked as far as the file alone allows:
-// permission rules parse.
+// permission rules parse, limits are positive and finite.
 func (d *Doc) Value(key string) (v any, ok bool, err error) {
 	rv, ok := d.values[key]
 	if !ok {
 		return nil, false, nil
 	}
 	v = rv.Interface()
+	if strings.HasPrefix(key, "limits.") {
+		if err := agent.CheckLimit(v); err != nil {
+			return nil, true, d.Error(key, err)
+		}
+	}
 	if rules, isList := v.([]string); isList && (key == "permissions.allow" || key == "permissions.deny") {
 		for _, r := range rules {
 			if _, err := policy.ParseRule(r); err != nil {

@@ -6,12 +6,13 @@ package instructions
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/basecontext/base-context/internal/userfile"
 )
 
 // Names are the file names looked for in each directory, the first one present wins.
@@ -100,31 +101,13 @@ func find(dir string) (*File, string) {
 		if st.Size() > MaxSize {
 			return nil, fmt.Sprintf("%s is larger than %d KB (%d bytes); skipped", path, MaxSize>>10, st.Size())
 		}
-		content, err := readAtMost(path, MaxSize)
+		content, err := userfile.Read(path, MaxSize) // it may have grown since it was measured
 		if err != nil {
 			return nil, fmt.Sprintf("cannot read %s: %v", path, err)
 		}
-		return &File{Path: path, Content: content}, ""
+		return &File{Path: path, Content: string(content)}, ""
 	}
 	return nil, ""
-}
-
-// readAtMost reads a file that may have grown since it was measured, never more than max
-// bytes.
-func readAtMost(path string, max int64) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return "", err
-	}
-	if int64(len(data)) > max {
-		return "", fmt.Errorf("larger than %d KB", max>>10)
-	}
-	return string(data), nil
 }
 
 // Format renders the files as a section of the system prompt, each under its path.

@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/basecontext/base-context/internal/userfile"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -28,7 +28,7 @@ type Schema struct {
 // Load reads the schema at path and resolves its references: to its own definitions, and to
 // files by paths relative to it.
 func Load(path string) (*Schema, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, userfile.SchemaMax)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func loadReferenced(uri *url.URL) (*jsonschema.Schema, error) {
 	if uri.Scheme != "file" {
 		return nil, fmt.Errorf("only files can be referred to, not %s", uri.Redacted())
 	}
-	data, err := os.ReadFile(filepath.FromSlash(uri.Path))
+	data, err := userfile.Read(filepath.FromSlash(uri.Path), userfile.SchemaMax)
 	if err != nil {
 		return nil, err
 	}
@@ -165,8 +165,12 @@ func supportedDraft(declared string) (string, bool) {
 	return "", false
 }
 
-// Instructions are added to the system prompt: how the answer must end.
+// Instructions are added to the system prompt: how the answer must end; "" for a nil
+// schema (a run that asks for no particular answer).
 func (s *Schema) Instructions() string {
+	if s == nil {
+		return ""
+	}
 	return "\n\n# Answer format\n\nWhen you have finished the task, end with your answer as a single JSON value that " +
 		"matches the JSON Schema below, and nothing after it. Put it in a ```json code block or give it alone; " +
 		"it is read by a program.\n\n```json\n" + string(s.source) + "\n```\n"
@@ -197,6 +201,33 @@ func (s *Schema) Check(answer string) (value string, problem string) {
 func (s *Schema) Correction(problem string) string {
 	return "Your answer does not match the required JSON Schema: " + problem +
 		". Reply with only the corrected JSON value, matching the schema given in the system prompt."
+}
+
+// CheckAnswer is the agent's answer check, nil for a nil schema: the correction prompt for
+// an answer that does not match, "" for one that does.
+func (s *Schema) CheckAnswer() func(string) string {
+	if s == nil {
+		return nil
+	}
+	return func(answer string) string {
+		if _, problem := s.Check(answer); problem != "" {
+			return s.Correction(problem)
+		}
+		return ""
+	}
+}
+
+// Answer is what is printed of a final answer: the answer itself with a nil schema, else
+// only its JSON value; an answer that does not match is an error saying why.
+func (s *Schema) Answer(answer string) (string, error) {
+	if s == nil {
+		return answer, nil
+	}
+	value, problem := s.Check(answer)
+	if problem != "" {
+		return "", errors.New(problem)
+	}
+	return value, nil
 }
 
 // extract is the JSON value of an answer: the whole text, else its last ```json (or ```)

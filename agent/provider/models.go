@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/similar"
+	"github.com/basecontext/base-context/internal/userfile"
 )
 
 // ProviderConfig is a configured provider: where its server is, how it is spoken to, how
@@ -38,23 +40,24 @@ type Registry struct {
 	Providers []*ProviderConfig
 }
 
-// builtinProviders are the catalog's providers. Prices are dollars per million tokens;
+// builtinProviders are the catalog's providers. Every model of the catalog takes images.
+// Prices are dollars per million tokens;
 // Anthropic cache writes cost 1.25× input and cache reads 0.1×, OpenAI bills cached input
 // as CacheRead, Google bills cached input at a tenth of input (prompts up to 200k tokens:
 // the longer-prompt rates of the Pro models are not modelled).
 func builtinProviders() []*ProviderConfig {
 	anthropic := func(id, name string, ctx, out int64, in, outPrice float64) Model {
-		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: true,
+		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: true, Images: true,
 			Cost: Prices{Input: in, Output: outPrice, CacheRead: in / 10, CacheWrite: in * 1.25}}
 	}
 	// Claude 4.6 and later think adaptively, from an effort level.
 	adaptive := func(m Model) Model { m.AdaptiveThinking = true; return m }
 	google := func(id, name string, ctx, out int64, reasoning bool, in, outPrice float64) Model {
-		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: reasoning,
+		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: reasoning, Images: true,
 			Cost: Prices{Input: in, Output: outPrice, CacheRead: in / 10}}
 	}
 	openai := func(id, name string, ctx, out int64, reasoning bool, in, outPrice, cached float64) Model {
-		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: reasoning,
+		return Model{ID: id, Name: name, ContextWindow: ctx, MaxTokens: out, Reasoning: reasoning, Images: true,
 			Cost: Prices{Input: in, Output: outPrice, CacheRead: cached}}
 	}
 	return []*ProviderConfig{
@@ -130,7 +133,7 @@ func LoadRegistry(path string, getenv func(string) string) (*Registry, error) {
 	if path == "" {
 		return r, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, userfile.ConfigMax)
 	if errors.Is(err, os.ErrNotExist) {
 		return r, nil
 	}
@@ -151,13 +154,14 @@ type modelsFile struct {
 		APIKey  string            `json:"apiKey"`
 		Headers map[string]string `json:"headers"`
 		Models  []struct {
-			ID            string  `json:"id"`
-			Name          string  `json:"name"`
-			Reasoning     bool    `json:"reasoning"`
-			Adaptive      bool    `json:"adaptiveThinking"`
-			ContextWindow int64   `json:"contextWindow"`
-			MaxTokens     int64   `json:"maxTokens"`
-			Cost          *Prices `json:"cost"`
+			ID            string   `json:"id"`
+			Name          string   `json:"name"`
+			Reasoning     bool     `json:"reasoning"`
+			Adaptive      bool     `json:"adaptiveThinking"`
+			ContextWindow int64    `json:"contextWindow"`
+			MaxTokens     int64    `json:"maxTokens"`
+			Input         []string `json:"input"`
+			Cost          *Prices  `json:"cost"`
 		} `json:"models"`
 	} `json:"providers"`
 }
@@ -240,6 +244,15 @@ func (r *Registry) addFile(path string, data []byte) error {
 			}
 			if m.Cost != nil {
 				model.Cost = *m.Cost
+			}
+			for _, in := range m.Input {
+				switch in {
+				case "text":
+				case "image":
+					model.Images = true
+				default:
+					return fmt.Errorf("provider %q: model %q: input %q is not one of \"text\", \"image\"", name, m.ID, in)
+				}
 			}
 			p.setModel(model)
 		}
@@ -338,47 +351,36 @@ func (r *Registry) names() []string {
 	return names
 }
 
-// unknown explains an unknown model, naming the models of its provider (or the closest ids
-// of all).
+// maxSuggestions is how many similar models an unknown model's error names at most.
+const maxSuggestions = 10
+
+// unknown explains an unknown model, suggesting the models whose ids are like it: of its
+// provider p, or of all providers (p nil).
 func (r *Registry) unknown(spec string, p *ProviderConfig) error {
-	var ids []string
+	id := spec
 	if p != nil {
-		for _, m := range p.Models {
-			ids = append(ids, p.Name+"/"+m.ID)
+		id = strings.TrimPrefix(spec, p.Name+"/")
+	}
+	byID := map[string][]string{} // one id may be served by several providers
+	var ids []string
+	for _, m := range r.Models() {
+		if p != nil && m.Provider != p.Name {
+			continue
 		}
-	} else {
-		ids = closest(spec, r.Models(), 5)
+		if _, seen := byID[m.ID]; !seen {
+			ids = append(ids, m.ID)
+		}
+		byID[m.ID] = append(byID[m.ID], m.Provider+"/"+m.ID)
+	}
+	var names []string
+	for _, like := range similar.Closest(id, ids) {
+		names = append(names, byID[like]...)
 	}
 	msg := fmt.Sprintf("unknown model %q", spec)
-	if len(ids) > 0 {
-		msg += "; known models include " + strings.Join(ids, ", ")
+	if len(names) > 0 {
+		return fmt.Errorf("%s; did you mean %s? `base-context models` lists the known models; add others to models.json", msg, similar.List(names, maxSuggestions))
 	}
-	return errors.New(msg + ". `base-context models` lists them; add others to models.json")
-}
-
-// closest returns the n model names whose ids share the longest prefix with spec.
-func closest(spec string, models []Model, n int) []string {
-	type scored struct {
-		name  string
-		score int
-	}
-	var all []scored
-	for _, m := range models {
-		id := m.ID
-		k := 0
-		for k < len(id) && k < len(spec) && id[k] == spec[k] {
-			k++
-		}
-		if k > 0 {
-			all = append(all, scored{m.Provider + "/" + m.ID, k})
-		}
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
-	var out []string
-	for i := 0; i < len(all) && i < n; i++ {
-		out = append(out, all[i].name)
-	}
-	return out
+	return errors.New(msg + "; `base-context models` lists the known models; add others to models.json")
 }
 
 var envName = lazyRegexp(`^[A-Z_][A-Z0-9_]*$`)

@@ -45,7 +45,9 @@ func TestRegistryFind(t *testing.T) {
 		{"corp/big", "corp", "corp/big/openai-responses"},
 		{"openai/gpt-6-preview", "", "openai/gpt-6-preview/openai-responses"},
 		{"gpt-5", "", `error: model "gpt-5" is served by several providers: use one of openai/gpt-5, ollama/gpt-5`},
-		{"openai/gpt-99", "", `error: unknown model "openai/gpt-99"; known models include openai/gpt-5.4`},
+		{"openai/gpt-99", "", `error: unknown model "openai/gpt-99"; did you mean openai/gpt-5, openai/gpt-4o?`},
+		{"sonnet", "", `error: unknown model "sonnet"; did you mean anthropic/claude-sonnet-5-5, anthropic/claude-sonnet-4-6, anthropic/claude-sonnet-4-5?`},
+		{"qwen3", "ollama", `error: unknown model "ollama/qwen3"; did you mean ollama/qwen3:32b?`},
 		{"nope/mock-gpt", "", `error: unknown model "nope/mock-gpt"`},
 		{"x", "nope", `error: unknown provider "nope"`},
 	}
@@ -142,6 +144,7 @@ func TestRegistryBadFiles(t *testing.T) {
 		{`{"providers":{"bad name":{"baseUrl":"http://h","api":"openai-completions"}}}`, "names are letters"},
 		{`{"providers":{"x":{"url":"http://h"}}}`, `unknown field "url"`},
 		{`{"providers":`, "unexpected EOF"},
+		{`{"providers":{"x":{"baseUrl":"http://h","api":"openai-completions","models":[{"id":"m","input":["text","audio"]}]}}}`, `provider "x": model "m": input "audio" is not one of "text", "image"`},
 		// Syntax and type errors and unknown fields name the line they are on.
 		{"{\"providers\":{\n \"x\":{\"baseUrl\":\"http://h\",\"api\":\"openai-completions\",\n \"models\":[{\"id\":\"m\"},]}}}", "line 3: invalid character ']'"},
 		{"{\"providers\":{\n\n \"x\":{\"baseUrl\":\"http://h\",\"api\":\"openai-completions\",\n \"models\":[{\"id\":\"m\",\"contextWindow\":\"big\"}]}}}", "line 4: json: cannot unmarshal string"},
@@ -154,6 +157,26 @@ func TestRegistryBadFiles(t *testing.T) {
 	}
 	if r, err := LoadRegistry(filepath.Join(t.TempDir(), "absent.json"), func(string) string { return "" }); err != nil || len(r.Providers) != 3 {
 		t.Errorf("missing models file: %v, %d providers", err, len(r.Providers))
+	}
+}
+
+// A model of models.json takes images when its input says so, as the upstream's does; the
+// catalog's models all do.
+func TestRegistryImageInput(t *testing.T) {
+	r, err := testRegistry(t, `{"providers":{"local":{"baseUrl":"http://h/v1","api":"openai-completions","models":[
+		{"id":"text-only"},{"id":"said-text","input":["text"]},{"id":"seeing","input":["text","image"]}]}}}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{"local/text-only": false, "local/said-text": false, "local/seeing": true, "anthropic/claude-haiku-4-5": true} {
+		if m, _, err := r.Find(id, ""); err != nil || m.Images != want {
+			t.Errorf("%s: images %v, want %v (%v)", id, m.Images, want, err)
+		}
+	}
+	for _, m := range r.Models() {
+		if m.Provider != "local" && !m.Images {
+			t.Errorf("catalog model %s/%s does not take images", m.Provider, m.ID)
+		}
 	}
 }
 

@@ -29,7 +29,9 @@ type Model struct {
 	// AdaptiveThinking: the model decides how much to think from an effort level
 	// (Anthropic's thinking {type: adaptive} with output_config.effort) instead of a budget.
 	AdaptiveThinking bool
-	Cost             Prices
+	// Images: the model takes image content as input (models.json "input": ["text", "image"]).
+	Images bool
+	Cost   Prices
 }
 
 // ToolSpec is a tool as the model sees it.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/userfile"
 )
 
 // Script is the offline provider: it plays a scripted list of responses, one per request.
@@ -122,7 +122,7 @@ type ScriptToolCall struct {
 
 // LoadScript reads a script file.
 func LoadScript(path string) (*Script, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, userfile.ScriptMax)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/userfile"
 )
 
 // Statuses of a saved session. Whether one is running is known to the run registry, not
@@ -278,7 +279,7 @@ func closest(ids []string, query string, n int) []string {
 
 // ReadHeader reads the header of the session file at path, and nothing more.
 func ReadHeader(path string) (*codec.Header, error) {
-	f, err := os.Open(path)
+	f, err := userfile.Open(path) // a device or a FIFO would be read without end
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}

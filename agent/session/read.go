@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/userfile"
 )
 
 // Entry is one entry line of a session file.
@@ -58,7 +59,12 @@ func (l *Loaded) LastID() string {
 // Read reads a session file. An incomplete or invalid last line is skipped and reported in
 // Warnings; an invalid line elsewhere is an error naming its line number.
 func Read(path string) (*Loaded, error) {
-	data, err := os.ReadFile(path)
+	f, err := userfile.Open(path) // a device or a FIFO would be read without end
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}

@@ -271,6 +271,9 @@ func Resume(path string) (*File, *Loaded, error) {
 	if err != nil {
 		return fail(fmt.Errorf("session: %w", err))
 	}
+	if !st.Mode().IsRegular() {
+		return fail(fmt.Errorf("session: %s is not a regular file", path))
+	}
 	data := make([]byte, st.Size())
 	if _, err := f.ReadAt(data, 0); err != nil {
 		return fail(fmt.Errorf("session: %w", err))

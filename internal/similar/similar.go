@@ -2,6 +2,12 @@
 // mistyped command, event type or session id.
 package similar
 
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
 // Distance is the optimal string alignment distance of a and b, in runes: insertions,
 // deletions, substitutions and transpositions of neighbours each count one (a swap of two
 // letters is the commonest typo, so it counts as one).
@@ -28,4 +34,40 @@ func Distance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+// Closest orders the names like query: those that contain it first (a part of a model id,
+// "sonnet"), then those within a few edits of it, closest first; names like neither are
+// left out. Case does not matter.
+func Closest(query string, names []string) []string {
+	q := strings.ToLower(query)
+	maxEdits := max(2, len([]rune(q))/5)
+	type scored struct {
+		name string
+		rank int
+	}
+	var found []scored
+	for _, n := range names {
+		l := strings.ToLower(n)
+		switch d := Distance(q, l); {
+		case strings.Contains(l, q):
+			found = append(found, scored{n, -1})
+		case d <= maxEdits:
+			found = append(found, scored{n, d})
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].rank < found[j].rank })
+	out := make([]string, len(found))
+	for i, f := range found {
+		out[i] = f.name
+	}
+	return out
+}
+
+// List joins at most max names, saying how many more there are: "a, b, c and 4 more".
+func List(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }

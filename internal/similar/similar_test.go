@@ -1,6 +1,9 @@
 package similar
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDistance(t *testing.T) {
 	for _, c := range []struct {
@@ -23,5 +26,35 @@ func TestDistance(t *testing.T) {
 		if got := Distance(c.a, c.b); got != c.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	ids := []string{"claude-sonnet-5-5", "claude-opus-5", "claude-sonnet-4-5", "gpt-5", "gpt-4o", "gemini-2.5-pro"}
+	for _, c := range []struct {
+		query string
+		want  string
+	}{
+		{"sonnet", "claude-sonnet-5-5, claude-sonnet-4-5"}, // a part of the id
+		{"SONNET", "claude-sonnet-5-5, claude-sonnet-4-5"},
+		{"gpt-99", "gpt-5, gpt-4o"},        // two edits away
+		{"gtp-5", "gpt-5"},                 // a swap
+		{"claude-opus-5", "claude-opus-5"}, // itself
+		{"llama", ""},                      // nothing like it
+		{"gemini-2.5-pr", "gemini-2.5-pro"},
+	} {
+		if got := strings.Join(Closest(c.query, ids), ", "); got != c.want {
+			t.Errorf("Closest(%q) = %q, want %q", c.query, got, c.want)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	names := []string{"a", "b", "c", "d", "e"}
+	if got := List(names, 5); got != "a, b, c, d, e" {
+		t.Errorf("List(5) = %q", got)
+	}
+	if got := List(names, 3); got != "a, b, c and 2 more" {
+		t.Errorf("List(3) = %q", got)
 	}
 }
