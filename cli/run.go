@@ -110,7 +110,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		return err
 	}
 	defer p.source.Close() // a session the run never opened
-	prompts, err := c.prompts(streams, p.cwd, p.model)
+	prompts, err := c.prompts(ctx, streams, status, p.cwd, p.model)
 	if err != nil {
 		return err
 	}

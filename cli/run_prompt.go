@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/basecontext/base-context/agent/prompt"
 	"github.com/basecontext/base-context/agent/provider"
+	"github.com/basecontext/base-context/terminal"
 )
 
 // PromptFlags shape the system prompt and where the run works. RunCmd embeds them.
@@ -22,13 +25,20 @@ type PromptFlags struct {
 // prompts gathers the prompts (package prompt): the arguments, their @FILEs and stdin
 // when it is not a terminal. A run without one, or with images for a model that takes
 // none, is a usage error.
-func (c *RunCmd) prompts(streams *IO, cwd string, model provider.Model) (*prompt.Prompts, error) {
-	in := prompt.Input{Args: c.Prompts, Cwd: cwd, WaitForStdin: c.Stdin,
-		Warn: func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }}
+func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Status, cwd string, model provider.Model) (*prompt.Prompts, error) {
+	in := prompt.Input{Args: c.Prompts, Cwd: cwd, WaitForStdin: c.Stdin, Done: ctx.Done(),
+		Waiting: func() { status.Show("waiting for stdin") },
+		Warn:    func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }}
 	if !streams.StdinIsTerminal && streams.In != nil {
 		in.Stdin = streams.In
 	}
 	ps, err := prompt.Gather(in)
+	if errors.Is(err, prompt.Stopped) {
+		if stopped := streams.signals.err(); stopped != nil {
+			return nil, stopped
+		}
+		return nil, Fail(ExitFailure, err.Error())
+	}
 	if err != nil {
 		return nil, Fail(ExitUsage, err.Error())
 	}

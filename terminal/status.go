@@ -66,8 +66,11 @@ func (s *Status) Event(e codec.Event) {
 	}
 }
 
-// Show sets the line to text ("" clears it).
+// Show sets the line to text ("" clears it), when the line is shown.
 func (s *Status) Show(text string) {
+	if !s.opts.Show && text != "" {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.set(text)

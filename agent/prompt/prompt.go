@@ -37,7 +37,14 @@ type Input struct {
 	StdinWait time.Duration
 	// Warn reports stdin ignored for its silence.
 	Warn func(string)
+	// Waiting, when not nil, is told that the wait for stdin begins.
+	Waiting func()
+	// Done, when closed, ends the wait for stdin (a stop signal): Gather returns Stopped.
+	Done <-chan struct{}
 }
+
+// Stopped is Gather's error when Done ended its wait for stdin.
+var Stopped = errors.New("stopped while waiting for stdin")
 
 // Prompts are the run's prompts: the first, with the files and stdin, and the ones that
 // follow it.
@@ -94,7 +101,10 @@ func Gather(in Input) (*Prompts, error) {
 		if wantStdin || len(prompts) == 0 {
 			wait = 0 // nothing else to run on: as long as it takes
 		}
-		text, err := readStdin(in.Stdin, wait, in.Warn)
+		if in.Waiting != nil {
+			in.Waiting()
+		}
+		text, err := readStdin(in.Stdin, wait, in.Warn, in.Done)
 		if err != nil {
 			return nil, err
 		}
@@ -141,42 +151,57 @@ func ImageType(data []byte) string {
 }
 
 // readStdin reads stdin to its end, at most userfile.PromptFileMax bytes. With wait > 0, a
-// stdin that sends nothing within it is left unread (Warn says so) and "" returned.
-func readStdin(r io.Reader, wait time.Duration, warn func(string)) (string, error) {
-	if wait <= 0 {
-		return readRest(r, nil)
-	}
-	type chunk struct {
-		data []byte
+// stdin that sends nothing within it is left unread (Warn says so) and "" returned. done
+// ends the wait whenever it comes: a writer that never writes, or never closes, does not
+// hold the process against a stop signal.
+func readStdin(r io.Reader, wait time.Duration, warn func(string), done <-chan struct{}) (string, error) {
+	type result struct {
+		text string
 		err  error
 	}
-	first := make(chan chunk, 1)
+	started := make(chan struct{})
+	whole := make(chan result, 1)
 	go func() { // left blocked on a silent stdin: the process ends without it
 		buf := make([]byte, 64<<10)
 		for {
 			n, err := r.Read(buf)
-			if n > 0 || err != nil {
-				first <- chunk{buf[:n], err}
-				return
+			if n == 0 && err == nil {
+				continue
 			}
+			close(started)
+			switch {
+			case errors.Is(err, io.EOF):
+				whole <- result{string(buf[:n]), nil}
+			case err != nil:
+				whole <- result{"", fmt.Errorf("cannot read stdin: %w", err)}
+			default:
+				text, err := readRest(r, buf[:n])
+				whole <- result{text, err}
+			}
+			return
 		}
 	}()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
+	var timeout <-chan time.Time
+	if wait > 0 {
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		timeout = timer.C
+	}
 	select {
-	case c := <-first:
-		if errors.Is(c.err, io.EOF) {
-			return string(c.data), nil
-		}
-		if c.err != nil {
-			return "", fmt.Errorf("cannot read stdin: %w", c.err)
-		}
-		return readRest(r, c.data)
-	case <-timer.C:
+	case <-started:
+	case <-timeout:
 		if warn != nil {
 			warn(fmt.Sprintf("stdin sent nothing within %s, so it is ignored: pass - (or --stdin) to wait for it", wait))
 		}
 		return "", nil
+	case <-done:
+		return "", Stopped
+	}
+	select {
+	case res := <-whole:
+		return res.text, res.err
+	case <-done:
+		return "", Stopped
 	}
 }
 
