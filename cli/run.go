@@ -102,7 +102,8 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *control.Resident) (err error) {
 	models := newModelsFile(streams)
 	// From here every text for stderr goes through the status line, redacted (status.go).
-	status, streams := c.StatusFlags.start(streams, c.Mode, c.stderrRedaction(streams, models))
+	status, streams := c.StatusFlags.start(streams, c.Mode, c.StreamIdleTimeout, c.stderrRedaction(streams, models))
+	defer status.Close()
 	defer status.Clear()
 	defer func() { err = c.redactError(streams, models, err) }() // the error: line (run_redact.go)
 	p, err := c.plan(streams, models, set, resident)

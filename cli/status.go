@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"time"
+
 	"github.com/basecontext/base-context/terminal"
 )
 
@@ -15,13 +17,14 @@ type StatusFlags struct {
 // Out when stdout is the same terminal. The line shows in text mode when stderr is a
 // terminal, in any mode with --verbose; on a terminal it is one line rewritten in place,
 // elsewhere one line per change.
-func (f StatusFlags) start(streams *IO, mode string, redact func(string) string) (*terminal.Status, *IO) {
+func (f StatusFlags) start(streams *IO, mode string, idle time.Duration, redact func(string) string) (*terminal.Status, *IO) {
 	s := terminal.New(streams.Err, terminal.Options{
-		Show:    !f.Quiet && (f.Verbose || mode == "text" && streams.StderrIsTerminal),
-		Live:    streams.StderrIsTerminal,
-		Width:   streams.TerminalWidth,
-		Redact:  redact,
-		Retries: !f.Quiet,
+		Show:        !f.Quiet && (f.Verbose || mode == "text" && streams.StderrIsTerminal),
+		Live:        streams.StderrIsTerminal,
+		Width:       streams.TerminalWidth,
+		Redact:      redact,
+		Retries:     !f.Quiet,
+		IdleTimeout: idle,
 	})
 	out := *streams
 	out.Err = s.Stderr()

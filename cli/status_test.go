@@ -23,7 +23,7 @@ func TestStatusLineWhen(t *testing.T) {
 		{StatusFlags{Quiet: true}, "text", true, false},
 	} {
 		var buf bytes.Buffer
-		s, _ := c.flags.start(&IO{Err: &buf, StderrIsTerminal: c.terminal}, c.mode, nil)
+		s, _ := c.flags.start(&IO{Err: &buf, StderrIsTerminal: c.terminal}, c.mode, 0, nil)
 		s.Event(&codec.TurnStart{})
 		if got := buf.Len() > 0; got != c.want {
 			t.Errorf("%+v mode %s terminal %v: status line %v, want %v", c.flags, c.mode, c.terminal, got, c.want)

@@ -27,6 +27,14 @@ type Status struct {
 	text    string // what the run is doing now; "" nothing
 	onShow  bool   // text is on the screen (Live)
 	midLine bool   // stdout, on the same terminal, has written part of a line
+
+	// The model's silence: since when the run waits on it (zero: it does not), the line
+	// without the wait, and the last ten seconds of it written as a line (not Live).
+	waitFrom   time.Time
+	base       string
+	waitStep   time.Duration
+	waitOnLine bool // the line shows the wait
+	stop       chan struct{}
 }
 
 // Options say how a Status writes.
@@ -38,10 +46,87 @@ type Options struct {
 	// Retries, when the text is not shown: each retry is still a line, so that a run that
 	// waits to try again is never silent.
 	Retries bool
+	// IdleTimeout, when > 0: while the model sends nothing the line says for how long, and
+	// the bound (--stream-idle-timeout) at which the response counts as cut.
+	IdleTimeout time.Duration
 }
 
-// New returns the status line of a run writing to stderr w.
-func New(w io.Writer, opts Options) *Status { return &Status{w: w, opts: opts} }
+// waitShown is the silence of the model after which the line shows it: shorter ones are
+// the ordinary pace of a stream.
+const waitShown = 2 * time.Second
+
+// New returns the status line of a run writing to stderr w. With IdleTimeout it counts the
+// model's silences until Close.
+func New(w io.Writer, opts Options) *Status {
+	s := &Status{w: w, opts: opts}
+	if opts.Show && opts.IdleTimeout > 0 {
+		s.stop = make(chan struct{})
+		go s.countWaits()
+	}
+	return s
+}
+
+// Close stops counting the model's silences.
+func (s *Status) Close() {
+	if s.stop != nil {
+		close(s.stop)
+		s.stop = nil
+	}
+}
+
+func (s *Status) countWaits() {
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	for {
+		select {
+		case now := <-ticker.C:
+			s.Tick(now)
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+// Tick shows how long the model has been silent at now, when it is past waitShown: on a
+// terminal after the line's text, elsewhere as a line every ten seconds of it.
+func (s *Status) Tick(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waitFrom.IsZero() || s.base == "" {
+		return
+	}
+	wait := now.Sub(s.waitFrom).Truncate(time.Second)
+	if wait < waitShown {
+		return
+	}
+	text := fmt.Sprintf("%s, waiting %s (cut at %s of silence)", s.base, wait, s.opts.IdleTimeout)
+	if !s.opts.Live {
+		step := wait.Truncate(10 * time.Second)
+		if step == 0 || step == s.waitStep {
+			return
+		}
+		s.waitStep = step
+	}
+	s.write(text)
+	s.waitOnLine = true
+}
+
+// waiting notes whether the run waits on the model after e: from the start of a turn or of
+// an answer, and after each piece of it, until the answer ends or something else runs.
+func (s *Status) waiting(e codec.Event) {
+	switch e.(type) {
+	case *codec.TurnStart, *codec.MessageStart, *codec.MessageUpdate:
+		if m, ok := e.(*codec.MessageStart); ok {
+			if _, answer := m.Message.(*codec.AssistantMessage); !answer {
+				return
+			}
+		}
+		s.waitFrom, s.waitStep = time.Now(), 0
+	case *codec.MessageEnd, *codec.TurnEnd, *codec.ToolExecutionStart, *codec.AutoRetryStart,
+		*codec.CompactionStart, *codec.AgentEnd:
+		s.waitFrom = time.Time{}
+	}
+}
 
 // SetModel names the model the status line shows ("calling provider/id").
 func (s *Status) SetModel(model string) {
@@ -61,8 +146,11 @@ func (s *Status) Event(e codec.Event) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.waiting(e)
 	if text, ok := Describe(e, s.model); ok {
 		s.set(text)
+	} else if s.waitOnLine && !s.waitFrom.IsZero() {
+		s.write(s.base) // a piece of the answer ends the wait shown
 	}
 }
 
@@ -80,6 +168,13 @@ func (s *Status) Show(text string) {
 func (s *Status) Clear() { s.Show("") }
 
 func (s *Status) set(text string) {
+	s.base = text
+	s.write(text)
+}
+
+// write shows text, the line's text or that with the wait.
+func (s *Status) write(text string) {
+	s.waitOnLine = false
 	text = s.redact(text)
 	if s.opts.Live {
 		text = Fit(text, s.width()-1) // the last column free: a cursor past it wraps the line

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/basecontext/base-context/codec"
 	"golang.org/x/sys/unix"
@@ -179,4 +180,36 @@ func openPTY(t *testing.T) *os.File {
 	}
 	t.Cleanup(func() { tty.Close() })
 	return tty
+}
+
+// While the model sends nothing the line says for how long, and the bound that cuts it; a
+// piece of the answer, or a tool, ends the wait shown. In a log it is a line per ten seconds.
+func TestStatusLineShowsTheModelsSilence(t *testing.T) {
+	var buf bytes.Buffer
+	s := &Status{w: &buf, opts: Options{Show: true, Live: true, IdleTimeout: 90 * time.Second}}
+	s.SetModel("m")
+	s.Event(&codec.TurnStart{})
+	start := time.Now()
+	s.Tick(start.Add(time.Second)) // the ordinary pace of a stream: not shown
+	s.Tick(start.Add(12 * time.Second))
+	s.Event(&codec.MessageUpdate{Update: &codec.AssistantMessageEvent{Type: codec.UpdateTextDelta, Delta: "a"}})
+	s.Event(&codec.ToolExecutionStart{ToolName: "bash", Args: []byte(`{"command":"sleep 60"}`)})
+	s.Tick(start.Add(60 * time.Second)) // a tool runs: no wait on the model
+	got := strings.Split(buf.String(), "\r\x1b[K")
+	want := []string{"", "calling m", "calling m, waiting 12s (cut at 1m30s of silence)", "calling m", "bash: sleep 60"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("live updates %q, want %q", got, want)
+	}
+
+	buf.Reset()
+	s = &Status{w: &buf, opts: Options{Show: true, IdleTimeout: time.Minute}}
+	s.SetModel("m")
+	s.Event(&codec.TurnStart{})
+	start = time.Now()
+	for _, at := range []time.Duration{5, 12, 15, 21, 25} {
+		s.Tick(start.Add(at * time.Second))
+	}
+	if want := "calling m\ncalling m, waiting 12s (cut at 1m0s of silence)\ncalling m, waiting 21s (cut at 1m0s of silence)\n"; buf.String() != want {
+		t.Errorf("log lines %q, want %q", buf.String(), want)
+	}
 }

@@ -22,6 +22,10 @@ import (
 // before it goes on without it: CI runners often leave stdin open and silent.
 const StdinWait = 3 * time.Second
 
+// WaitingAfter is how long a wait for stdin without bound lasts before Input.Waiting is
+// told.
+const WaitingAfter = time.Second
+
 // StdinArg is the argument that asks for stdin, waited for as long as it takes.
 const StdinArg = "-"
 
@@ -37,7 +41,8 @@ type Input struct {
 	StdinWait time.Duration
 	// Warn reports stdin ignored for its silence.
 	Warn func(string)
-	// Waiting, when not nil, is told that the wait for stdin begins.
+	// Waiting, when not nil, is told when a wait for stdin without bound has lasted
+	// WaitingAfter: the run is not stuck, it waits for its input.
 	Waiting func()
 	// Done, when closed, ends the wait for stdin (a stop signal): Gather returns Stopped.
 	Done <-chan struct{}
@@ -101,10 +106,7 @@ func Gather(in Input) (*Prompts, error) {
 		if wantStdin || len(prompts) == 0 {
 			wait = 0 // nothing else to run on: as long as it takes
 		}
-		if in.Waiting != nil {
-			in.Waiting()
-		}
-		text, err := readStdin(in.Stdin, wait, in.Warn, in.Done)
+		text, err := readStdin(in.Stdin, wait, in.Warn, in.Waiting, in.Done)
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +156,7 @@ func ImageType(data []byte) string {
 // stdin that sends nothing within it is left unread (Warn says so) and "" returned. done
 // ends the wait whenever it comes: a writer that never writes, or never closes, does not
 // hold the process against a stop signal.
-func readStdin(r io.Reader, wait time.Duration, warn func(string), done <-chan struct{}) (string, error) {
+func readStdin(r io.Reader, wait time.Duration, warn func(string), waiting func(), done <-chan struct{}) (string, error) {
 	type result struct {
 		text string
 		err  error
@@ -181,11 +183,25 @@ func readStdin(r io.Reader, wait time.Duration, warn func(string), done <-chan s
 			return
 		}
 	}()
-	var timeout <-chan time.Time
+	var timeout, slow <-chan time.Time
 	if wait > 0 {
 		timer := time.NewTimer(wait)
 		defer timer.Stop()
 		timeout = timer.C
+	} else if waiting != nil {
+		timer := time.NewTimer(WaitingAfter)
+		defer timer.Stop()
+		slow = timer.C
+	}
+	for slow != nil {
+		select {
+		case <-started:
+		case <-slow:
+			waiting()
+		case <-done:
+			return "", Stopped
+		}
+		slow = nil
 	}
 	select {
 	case <-started:
