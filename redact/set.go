@@ -1,0 +1,63 @@
+package redact
+
+// Set is the redaction of an agent run: an engine for each place secrets are removed from,
+// each with its own counts. A nil *Set redacts nothing.
+type Set struct {
+	Stream  *Redactor // the event stream's, and text mode's answer's
+	Session *Redactor // what is written to the session file; nil: written as it is
+	Tools   *Redactor // the full outputs the tools keep of what they truncate
+	Report  bool      // the stream's counts are reported once the run is over
+}
+
+// NewSet builds a run's engines with build: the stream's first, with warn true (its rules'
+// warnings are said once), then quietly the tools' and, with session, the session file's.
+// Each engine counts apart, so that a report counts what the stream shows, not each secret
+// twice.
+func NewSet(build func(warn bool) (*Redactor, error), session, report bool) (s *Set, err error) {
+	s = &Set{Report: report}
+	if s.Stream, err = build(true); err != nil {
+		return nil, err
+	}
+	if s.Tools, err = build(false); err != nil {
+		return nil, err
+	}
+	if session {
+		if s.Session, err = build(false); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Answer redacts the final answer that text mode prints, with the stream's rules.
+func (s *Set) Answer(text string) string {
+	if s == nil {
+		return text
+	}
+	return s.Stream.RedactString(text)
+}
+
+// SessionLines redacts the entries a fork copies from its parent session when the session
+// file is redacted; nil copies them as they are.
+func (s *Set) SessionLines() func([]byte) []byte {
+	if s == nil || s.Session == nil {
+		return nil
+	}
+	return s.Session.RedactJSON
+}
+
+// MinStderrKey is the length from which a configured API key is removed from stderr even
+// without redaction: a local server's placeholder key ("ollama") is no secret, and may well
+// be a word of the message.
+const MinStderrKey = 8
+
+// StderrKeys are the keys of keys that look like keys (MinStderrKey).
+func StderrKeys(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if len(k) >= MinStderrKey {
+			out = append(out, k)
+		}
+	}
+	return out
+}
