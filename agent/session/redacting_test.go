@@ -9,6 +9,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/redact"
 )
+
 // With --redact-session, every method by which a store writes an entry redacts what it
 // writes. The methods are found by reflection, so that a new one the wrapper does not
 // handle fails here instead of writing secrets to the session file.
