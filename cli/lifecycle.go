@@ -102,3 +102,6 @@ func (c *AttachCmd) Run(streams *IO) error {
 	}
 	return Fail(x.Code, x.Error)
 }
+
+// unsupported says why a command (or --detach) cannot run on this system; nil: it can.
+func unsupported(command string) error { return Wrap(ExitUsage, control.Unsupported(command)) }

@@ -11,6 +11,7 @@ import (
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/signals"
 )
 
 // SessionFlags choose the session a run continues and the run's lifetime.
@@ -39,7 +40,7 @@ type runSession = control.Registered
 
 // openSession opens the plan's session and registers the run. The caller must Close it.
 func (c *RunCmd) openSession(streams *IO, p *runPlan) (*runSession, error) {
-	catchFileSizeLimit()
+	signals.CatchFileSizeLimit()
 	s, err := p.source.OpenRun(control.OpenOptions{Dir: c.sessionDir(streams), Cwd: p.cwd, Memory: c.NoSession,
 		Rewrite: p.redaction.sessionLines(), Warn: warn(streams)}, registryDir(streams), p.resident,
 		func(err error) { fmt.Fprintf(streams.Err, "warning: %v\n", err) })
