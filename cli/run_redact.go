@@ -5,6 +5,7 @@ import (
 
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/internal/runredact"
 	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
@@ -26,8 +27,8 @@ func (c *RedactFlags) enabled() bool {
 		len(f.Env) > 0 || f.Rules != "" || f.NoDefaultRules
 }
 
-// redaction is what the redaction flags resolve to (redact.Set); nil redacts nothing.
-type redaction redact.Set
+// redaction is what the redaction flags resolve to (runredact.Set); nil redacts nothing.
+type redaction runredact.Set
 
 // build compiles the engines, nil without redaction. extraSecrets are values always
 // redacted (the API keys in use).
@@ -35,7 +36,7 @@ func (c *RedactFlags) build(streams *IO, extraSecrets []string) (*redaction, err
 	if !c.enabled() {
 		return nil, nil
 	}
-	s, err := redact.NewSet(func(warn bool) (*redact.Redactor, error) {
+	s, err := runredact.NewSet(func(warn bool) (*redact.Redactor, error) {
 		return c.RedactRule.redactor(quietUnless(warn, streams), "redact-", extraSecrets)
 	}, c.RedactSession, c.RedactReport)
 	return (*redaction)(s), err
@@ -51,40 +52,18 @@ func quietUnless(warn bool, streams *IO) *IO {
 	return &quiet
 }
 
-func (r *redaction) set() *redact.Set                  { return (*redact.Set)(r) }
-func (r *redaction) answer(text string) string         { return r.set().Answer(text) }
-func (r *redaction) sessionLines() func([]byte) []byte { return r.set().SessionLines() }
-
-// stage is the redaction stage of an output chain (before its deltas stage), nil without
-// redaction.
-func (r *redaction) stage() *stages.Redact {
-	if r == nil {
-		return nil
-	}
-	return stages.NewRedact(r.Stream)
-}
-
-// toolRedaction is the tools' redaction of the outputs they truncate, nil without redaction.
-func (r *redaction) toolRedaction() func() tools.RedactStream {
-	if r == nil {
-		return nil
-	}
-	return func() tools.RedactStream { return r.Tools.Stream() }
-}
+func (r *redaction) set() *runredact.Set                      { return (*runredact.Set)(r) }
+func (r *redaction) answer(text string) string                { return r.set().Answer(text) }
+func (r *redaction) sessionLines() func([]byte) []byte        { return r.set().SessionLines() }
+func (r *redaction) stage() *stages.Redact                    { return r.set().Stage() }
+func (r *redaction) toolRedaction() func() tools.RedactStream { return r.set().ToolRedaction() }
+func (r *redaction) store(s session.Store) session.Store      { return r.set().Store(s) }
 
 // printReport prints the stream's per-rule counts with --redact-report, once the run is over.
 func (r *redaction) printReport(streams *IO) {
 	if r != nil && r.Report {
 		printRedactReport(streams.Err, r.Stream)
 	}
-}
-
-// store wraps s so that what it writes is redacted, with --redact-session.
-func (r *redaction) store(s session.Store) session.Store {
-	if r == nil || r.Session == nil {
-		return s
-	}
-	return session.Redacting(s, r.Session)
 }
 
 // redactError removes secrets from the message of err, which becomes the run's error: line
@@ -107,7 +86,7 @@ func (c *RunCmd) redactError(streams *IO, models *modelsFile, err error) error {
 func (c *RunCmd) stderrRedaction(streams *IO, models *modelsFile) func(string) string {
 	keys, rules := c.ModelFlags.keys(models), c.RedactRule
 	if !c.RedactFlags.enabled() {
-		if keys = redact.StderrKeys(keys); len(keys) == 0 {
+		if keys = runredact.StderrKeys(keys); len(keys) == 0 {
 			return nil
 		}
 		rules = RedactRuleFlags{NoDefaultRules: true}

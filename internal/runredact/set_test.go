@@ -1,8 +1,13 @@
-package redact
+package runredact
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/basecontext/base-context/agent/session"
+	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/redact"
 )
 
 // A run's engines are built once each, the stream's alone told to warn, and count apart:
@@ -10,9 +15,9 @@ import (
 func TestSetEnginesCountApart(t *testing.T) {
 	const secret = "corp-vpn-" + "2291"
 	var warns []bool
-	build := func(warn bool) (*Redactor, error) {
+	build := func(warn bool) (*redact.Redactor, error) {
 		warns = append(warns, warn)
-		return New(Options{NoDefaultRules: true, Literals: []Literal{{ID: "literal", Value: secret}}})
+		return redact.New(redact.Options{NoDefaultRules: true, Literals: []redact.Literal{{ID: "literal", Value: secret}}})
 	}
 	s, err := NewSet(build, true, true)
 	if err != nil {
@@ -31,8 +36,13 @@ func TestSetEnginesCountApart(t *testing.T) {
 	if without, _ := NewSet(build, false, false); without.SessionLines() != nil {
 		t.Error("the session file is redacted without --redact-session")
 	}
+	mem := session.NewMemory()
+	s.Store(mem).AppendMessage(&codec.UserMessage{Text: secret, Timestamp: 1})
+	if raw := string(mem.Entries()[0].Raw); !strings.Contains(raw, "[REDACTED:literal]") {
+		t.Errorf("session entry %s", raw)
+	}
 	var none *Set
-	if none.Answer(secret) != secret || none.SessionLines() != nil {
+	if none.Answer(secret) != secret || none.SessionLines() != nil || none.Stage() != nil || none.ToolRedaction() != nil || none.Store(mem) != mem {
 		t.Error("a nil set redacts")
 	}
 }

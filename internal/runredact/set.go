@@ -1,11 +1,20 @@
-package redact
+// Package runredact is the redaction of an agent run: the engines (package redact) of its
+// event stream, its session file and its tools' full outputs, and where each goes in.
+package runredact
+
+import (
+	"github.com/basecontext/base-context/agent/session"
+	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/redact"
+	"github.com/basecontext/base-context/stages"
+)
 
 // Set is the redaction of an agent run: an engine for each place secrets are removed from,
 // each with its own counts. A nil *Set redacts nothing.
 type Set struct {
-	Stream  *Redactor // the event stream's, and text mode's answer's
-	Session *Redactor // what is written to the session file; nil: written as it is
-	Tools   *Redactor // the full outputs the tools keep of what they truncate
+	Stream  *redact.Redactor // the event stream's, and text mode's answer's
+	Session *redact.Redactor // what is written to the session file; nil: written as it is
+	Tools   *redact.Redactor // the full outputs the tools keep of what they truncate
 	Report  bool      // the stream's counts are reported once the run is over
 }
 
@@ -13,7 +22,7 @@ type Set struct {
 // warnings are said once), then quietly the tools' and, with session, the session file's.
 // Each engine counts apart, so that a report counts what the stream shows, not each secret
 // twice.
-func NewSet(build func(warn bool) (*Redactor, error), session, report bool) (s *Set, err error) {
+func NewSet(build func(warn bool) (*redact.Redactor, error), session, report bool) (s *Set, err error) {
 	s = &Set{Report: report}
 	if s.Stream, err = build(true); err != nil {
 		return nil, err
@@ -44,6 +53,31 @@ func (s *Set) SessionLines() func([]byte) []byte {
 		return nil
 	}
 	return s.Session.RedactJSON
+}
+
+// Stage is the redaction stage of an output chain (before its deltas stage), nil without
+// redaction.
+func (s *Set) Stage() *stages.Redact {
+	if s == nil {
+		return nil
+	}
+	return stages.NewRedact(s.Stream)
+}
+
+// ToolRedaction is the tools' redaction of the outputs they truncate, nil without redaction.
+func (s *Set) ToolRedaction() func() tools.RedactStream {
+	if s == nil {
+		return nil
+	}
+	return func() tools.RedactStream { return s.Tools.Stream() }
+}
+
+// Store wraps st so that what it writes is redacted, when the session file is.
+func (s *Set) Store(st session.Store) session.Store {
+	if s == nil || s.Session == nil {
+		return st
+	}
+	return session.Redacting(st, s.Session)
 }
 
 // MinStderrKey is the length from which a configured API key is removed from stderr even
