@@ -78,11 +78,15 @@ func Print(w io.Writer, kctx *kong.Context, sources Sources, effective map[strin
 		fmt.Fprintln(tw, "SETTING\tVALUE\tFROM")
 	}
 	for _, s := range Keys {
+		f := flags[s.Flag]
+		if f == nil {
+			continue // not a flag of this command line
+		}
 		from := sources[s.Name]
 		if from == "" {
 			from = "default"
 		}
-		value := FileValue(s.Name, flags[s.Flag].Value.Target.Interface())
+		value := FileValue(s.Name, f.Value.Target.Interface())
 		if def, ok := effective[s.Name]; ok && from == "default" {
 			value = def
 		}
