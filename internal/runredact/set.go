@@ -15,7 +15,7 @@ type Set struct {
 	Stream  *redact.Redactor // the event stream's, and text mode's answer's
 	Session *redact.Redactor // what is written to the session file; nil: written as it is
 	Tools   *redact.Redactor // the full outputs the tools keep of what they truncate
-	Report  bool      // the stream's counts are reported once the run is over
+	Report  bool             // the stream's counts are reported once the run is over
 }
 
 // NewSet builds a run's engines with build: the stream's first, with warn true (its rules'
