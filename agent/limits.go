@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,17 @@ type Limits struct {
 
 // Defaults of an autonomous run (the CLI applies them when --autonomous is given).
 var DefaultLimits = Limits{MaxTurns: 12, MaxTokens: 80000, MaxTime: 30 * time.Minute, MaxContinuations: 3}
+
+// OrDefaults is l with DefaultLimits' value for each limit l does not set: the limits of an
+// autonomous run. (The cost has no default.)
+func (l Limits) OrDefaults() Limits {
+	d := DefaultLimits
+	l.MaxTurns = cmp.Or(l.MaxTurns, d.MaxTurns)
+	l.MaxTokens = cmp.Or(l.MaxTokens, d.MaxTokens)
+	l.MaxTime = cmp.Or(l.MaxTime, d.MaxTime)
+	l.MaxContinuations = cmp.Or(l.MaxContinuations, d.MaxContinuations)
+	return l
+}
 
 // LimitError is a limit that stopped a run before it finished.
 type LimitError struct {

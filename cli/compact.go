@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -49,7 +50,7 @@ func (c *CompactCmd) Run(streams *IO) error {
 	}
 	saved := ""
 	if l.ModelID != "" {
-		saved = or(l.Provider, provider.APIScript) + "/" + l.ModelID
+		saved = cmp.Or(l.Provider, provider.APIScript) + "/" + l.ModelID
 	}
 	model, prov, err := c.ModelFlags.resolve(streams, newModelsFile(streams), saved)
 	if err != nil {

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
-	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
 )
 
@@ -23,22 +20,7 @@ func (c *ListCmd) Run(streams *IO) error {
 	if err != nil {
 		return Fail(ExitFailure, err.Error())
 	}
-	if c.JSON {
-		out := codec.NewLineWriter(streams.Out)
-		for _, e := range entries {
-			data, _ := json.Marshal(e)
-			if err := out.WriteLine(data); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	tw := tabwriter.NewWriter(streams.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tMODE\tPID\tSTARTED\tCWD")
-	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", e.ID, e.Mode, e.PID, e.Start, e.Cwd)
-	}
-	return tw.Flush()
+	return control.WriteRunning(streams.Out, entries, c.JSON)
 }
 
 // findRunning resolves an id or prefix among the running sessions.
@@ -120,3 +102,6 @@ func (c *AttachCmd) Run(streams *IO) error {
 	}
 	return Fail(x.Code, x.Error)
 }
+
+// unsupported says why a command (or --detach) cannot run on this system; nil: it can.
+func unsupported(command string) error { return Wrap(ExitUsage, control.Unsupported(command)) }

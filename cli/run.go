@@ -162,7 +162,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	for _, prompt := range prompts.Rest {
 		ag.FollowUp(prompt)
 	}
-	outcome := ag.Prompt(ctx, opening(sess.Undelivered, prompts.First)...)
+	outcome := ag.Prompt(ctx, agent.Opening(sess.Undelivered, prompts.First)...)
 	status.Clear()
 	if err := answer.Close(); err != nil && outcome.Err == nil {
 		outcome.Err = err

@@ -87,25 +87,12 @@ func (f *LongRunFlags) validate() error {
 func (f *LongRunFlags) apply(cfg agent.Config, dir string) agent.Config {
 	cfg.Compaction = agent.CompactionSettings{Auto: f.Compaction != "off", Reserve: f.CompactionReserve, Keep: f.CompactionKeep}
 	cfg.Autonomous = f.Autonomous || len(f.Gate) > 0
-	lim := agent.Limits{MaxTurns: f.MaxTurns, MaxTokens: f.MaxTokens, MaxTime: f.MaxTime, MaxContinuations: f.MaxContinuations, MaxCost: f.MaxCost}
+	cfg.Limits = agent.Limits{MaxTurns: f.MaxTurns, MaxTokens: f.MaxTokens, MaxTime: f.MaxTime, MaxContinuations: f.MaxContinuations, MaxCost: f.MaxCost}
 	if cfg.Autonomous {
-		d := agent.DefaultLimits
-		lim.MaxTurns = or(lim.MaxTurns, d.MaxTurns)
-		lim.MaxTokens = or(lim.MaxTokens, d.MaxTokens)
-		lim.MaxTime = or(lim.MaxTime, d.MaxTime)
-		lim.MaxContinuations = or(lim.MaxContinuations, d.MaxContinuations)
+		cfg.Limits = cfg.Limits.OrDefaults()
 	}
-	cfg.Limits = lim
 	cfg.Gates = agent.GateSettings{Commands: f.Gate, Retries: f.GateRetries, Timeout: f.GateTimeout, Dir: dir}
 	return cfg
-}
-
-func or[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // exit maps how a long run ended to its exit status, or nil when the usual rules decide:

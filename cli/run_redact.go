@@ -2,10 +2,10 @@ package cli
 
 import (
 	"io"
-	"slices"
 
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/internal/runredact"
 	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
@@ -27,15 +27,8 @@ func (c *RedactFlags) enabled() bool {
 		len(f.Env) > 0 || f.Rules != "" || f.NoDefaultRules
 }
 
-// redaction is what the redaction flags resolve to: the engines (package redact) of the
-// stream, the session file and the tools' truncated outputs, each with its own counts. A
-// nil *redaction redacts nothing.
-type redaction struct {
-	stream  *redact.Redactor // the stream's stage's, and text mode's answer's
-	session *redact.Redactor // the session file's, with --redact-session; else nil
-	tools   *redact.Redactor
-	report  bool
-}
+// redaction is what the redaction flags resolve to (runredact.Set); nil redacts nothing.
+type redaction runredact.Set
 
 // build compiles the engines, nil without redaction. extraSecrets are values always
 // redacted (the API keys in use).
@@ -43,55 +36,35 @@ func (c *RedactFlags) build(streams *IO, extraSecrets []string) (*redaction, err
 	if !c.enabled() {
 		return nil, nil
 	}
-	r := &redaction{report: c.RedactReport}
-	var err error
-	if r.stream, err = c.RedactRule.redactor(streams, "redact-", extraSecrets); err != nil {
-		return nil, err
+	s, err := runredact.NewSet(func(warn bool) (*redact.Redactor, error) {
+		return c.RedactRule.redactor(quietUnless(warn, streams), "redact-", extraSecrets)
+	}, c.RedactSession, c.RedactReport)
+	return (*redaction)(s), err
+}
+
+// quietUnless is streams, with stderr discarded unless warn.
+func quietUnless(warn bool, streams *IO) *IO {
+	if warn {
+		return streams
 	}
-	// Built again, quietly (the stream's build warned), so that the report counts what
-	// the stream shows, not each secret twice.
 	quiet := *streams
 	quiet.Err = io.Discard
-	if r.tools, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
-		return nil, err
-	}
-	if c.RedactSession {
-		if r.session, err = c.RedactRule.redactor(&quiet, "redact-", extraSecrets); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
+	return &quiet
 }
 
-// stage returns a redaction stage over the stream's engine for an output chain (before its
-// deltas stage), nil without redaction.
-func (r *redaction) stage() *stages.Redact {
-	if r == nil {
-		return nil
-	}
-	return stages.NewRedact(r.stream)
-}
+func (r *redaction) set() *runredact.Set                      { return (*runredact.Set)(r) }
+func (r *redaction) answer(text string) string                { return r.set().Answer(text) }
+func (r *redaction) sessionLines() func([]byte) []byte        { return r.set().SessionLines() }
+func (r *redaction) stage() *stages.Redact                    { return r.set().Stage() }
+func (r *redaction) toolRedaction() func() tools.RedactStream { return r.set().ToolRedaction() }
+func (r *redaction) store(s session.Store) session.Store      { return r.set().Store(s) }
 
-// toolRedaction is the tools' redaction of the outputs they truncate, nil without
-// redaction.
-func (r *redaction) toolRedaction() func() tools.RedactStream {
-	if r == nil {
-		return nil
+// printReport prints the stream's per-rule counts with --redact-report, once the run is over.
+func (r *redaction) printReport(streams *IO) {
+	if r != nil && r.Report {
+		printRedactReport(streams.Err, r.Stream)
 	}
-	return func() tools.RedactStream { return r.tools.Stream() }
 }
-
-// answer redacts the final answer that text mode prints, with the stream's rules.
-func (r *redaction) answer(text string) string {
-	if r == nil {
-		return text
-	}
-	return r.stream.RedactString(text)
-}
-
-// minStderrKey is the length from which a configured key is removed from stderr without
-// --redact.
-const minStderrKey = 8
 
 // redactError removes secrets from the message of err, which becomes the run's error: line
 // on stderr (and a resident run's exit record), as from every other text on stderr.
@@ -100,10 +73,8 @@ func (c *RunCmd) redactError(streams *IO, models *modelsFile, err error) error {
 	if msg == "" {
 		return err
 	}
-	if redact := c.stderrRedaction(streams, models); redact != nil {
-		if red := redact(msg); red != msg {
-			return &ExitError{Code: code, Msg: red, Err: err}
-		}
+	if redact := c.stderrRedaction(streams, models); redact != nil && redact(msg) != msg {
+		return &ExitError{Code: code, Msg: redact(msg), Err: err}
 	}
 	return err
 }
@@ -113,46 +84,16 @@ func (c *RunCmd) redactError(streams *IO, models *modelsFile, err error) error {
 // provider may echo the key it was sent, and the tools' arguments may hold them; with
 // redaction on, whatever the rules find too. nil: nothing to remove.
 func (c *RunCmd) stderrRedaction(streams *IO, models *modelsFile) func(string) string {
-	keys := c.ModelFlags.keys(models)
-	rules := c.RedactRule
+	keys, rules := c.ModelFlags.keys(models), c.RedactRule
 	if !c.RedactFlags.enabled() {
-		// Only keys that look like keys: a local server's placeholder ("ollama") is no
-		// secret, and may well be a word of the message.
-		keys = slices.DeleteFunc(keys, func(k string) bool { return len(k) < minStderrKey })
-		if len(keys) == 0 {
+		if keys = runredact.StderrKeys(keys); len(keys) == 0 {
 			return nil
 		}
 		rules = RedactRuleFlags{NoDefaultRules: true}
 	}
-	quiet := *streams
-	quiet.Err = io.Discard // the stream's redactor warns
-	r, err := rules.redactor(&quiet, "redact-", keys)
+	r, err := rules.redactor(quietUnless(false, streams), "redact-", keys) // the stream's redactor warns
 	if err != nil {
 		return nil // the plan reports it
 	}
 	return r.RedactString
-}
-
-// sessionLines redacts the entries a fork copies from its parent session, with
-// --redact-session; nil copies them as they are.
-func (r *redaction) sessionLines() func([]byte) []byte {
-	if r == nil || r.session == nil {
-		return nil
-	}
-	return r.session.RedactJSON
-}
-
-// printReport prints the stream's per-rule counts with --redact-report, once the run is over.
-func (r *redaction) printReport(streams *IO) {
-	if r != nil && r.report {
-		printRedactReport(streams.Err, r.stream)
-	}
-}
-
-// store wraps s so that what it writes is redacted, with --redact-session.
-func (r *redaction) store(s session.Store) session.Store {
-	if r == nil || r.session == nil {
-		return s
-	}
-	return session.Redacting(s, r.session)
 }

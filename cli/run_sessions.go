@@ -6,12 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
-	"github.com/basecontext/base-context/agent"
-	"github.com/basecontext/base-context/agent/session"
-	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/signals"
 )
 
 // SessionFlags choose the session a run continues and the run's lifetime.
@@ -35,58 +32,23 @@ func (c *RunCmd) chooseSession(streams *IO, cwd, id string) (control.Choice, err
 	return choice, Wrap(ExitUsage, err)
 }
 
-// runSession is the session a run writes and the run's place in the registry, through
-// which `stop` and `send` reach it.
-type runSession struct {
-	*control.Session
-	*control.Run
-}
-
-// Close closes the session file, then (for a run owned by its client) removes the run from
-// the registry, which tells a waiting `stop` that the run has ended.
-func (s *runSession) Close() error {
-	err := s.Store.Close()
-	s.Run.Close()
-	return err
-}
+// runSession is the session a run writes and the run's place in the registry.
+type runSession = control.Registered
 
 // openSession opens the plan's session and registers the run. The caller must Close it.
 func (c *RunCmd) openSession(streams *IO, p *runPlan) (*runSession, error) {
-	catchFileSizeLimit()
-	s, err := p.source.Open(control.OpenOptions{Dir: c.sessionDir(streams), Cwd: p.cwd, Memory: c.NoSession,
-		Rewrite: p.redaction.sessionLines(), Warn: func(path, w string) { fmt.Fprintf(streams.Err, "warning: %s: %s\n", path, w) }})
-	if err != nil {
+	signals.CatchFileSizeLimit()
+	s, err := p.source.OpenRun(control.OpenOptions{Dir: c.sessionDir(streams), Cwd: p.cwd, Memory: c.NoSession,
+		Rewrite: p.redaction.sessionLines(), Warn: warn(streams)}, registryDir(streams), p.resident,
+		func(err error) { fmt.Fprintf(streams.Err, "warning: %v\n", err) })
+	var notRegistered *control.RegisterError
+	switch {
+	case errors.As(err, &notRegistered):
+		return nil, Wrap(ExitUsage, err)
+	case err != nil:
 		return nil, c.sessionFileError(streams, err)
 	}
-	run, err := control.Start(registryDir(streams), s.Header.ID, p.cwd, s.File, p.resident)
-	if err != nil {
-		if p.resident != nil {
-			// A background run nobody can find, attach to or stop must not start.
-			s.Store.Close()
-			return nil, Fail(ExitUsage, "cannot register the run: "+err.Error())
-		}
-		fmt.Fprintf(streams.Err, "warning: cannot register the run, so list, stop, send and attach will not find it: %v\n", err)
-	}
-	if p.resident != nil {
-		p.resident.Announce(s.Header)
-	}
-	return &runSession{Session: s, Run: run}, nil
-}
-
-// opening is the messages that open the run's first turn: what the session's last run left
-// undelivered, in the order it was sent, then the prompt. A session command (/compact) runs
-// alone: the undelivered messages wait for the next resume.
-func opening(undelivered []session.Undelivered, prompt []codec.Content) []*codec.UserMessage {
-	now := time.Now().UnixMilli()
-	user := &codec.UserMessage{Blocks: prompt, Timestamp: now}
-	if agent.IsSessionCommand(user) {
-		return []*codec.UserMessage{user}
-	}
-	msgs := make([]*codec.UserMessage, 0, len(undelivered)+1)
-	for _, u := range undelivered {
-		msgs = append(msgs, &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: u.Text}}, Timestamp: now})
-	}
-	return append(msgs, user)
+	return s, nil
 }
 
 // detach is `--detach`: the foreground process starts the run in the background, which is

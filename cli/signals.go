@@ -7,33 +7,23 @@ import (
 	"github.com/basecontext/base-context/internal/signals"
 )
 
-// signalWatch is the stop signals of a command line (package signals), with the exit
-// status each calls for. Run makes one per command line; a nil one (a command run without
-// Run) is never cancelled.
-type signalWatch struct{ w signals.Watch }
+// signalWatch is the stop signals of a command line (signals.Watch), with the exit status
+// each calls for. Run makes one per command line; a nil one (a command run without Run) is
+// never cancelled.
+type signalWatch signals.Watch
+
+func (s *signalWatch) watch() *signals.Watch { return (*signals.Watch)(s) }
 
 // context returns the context the first signal cancels, watching from the first call.
-func (s *signalWatch) context() context.Context {
-	if s == nil {
-		return context.Background()
-	}
-	return s.w.Context()
-}
+func (s *signalWatch) context() context.Context { return s.watch().Context() }
 
 // stop gives the signals their default action back.
-func (s *signalWatch) stop() {
-	if s != nil {
-		s.w.Stop()
-	}
-}
+func (s *signalWatch) stop() { s.watch().Stop() }
 
 // exit is the status and the error line of a command ended by the signal received; ok is
 // false while none has arrived.
 func (s *signalWatch) exit() (code int, msg string, ok bool) {
-	if s == nil {
-		return 0, "", false
-	}
-	switch s.w.Received() {
+	switch s.watch().Received() {
 	case syscall.SIGHUP:
 		return ExitHangup, "hangup", true
 	case syscall.SIGINT:

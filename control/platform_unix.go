@@ -26,3 +26,6 @@ func socketsSupported() error { return nil }
 func newSessionAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 func closeOnExec(fd int) { syscall.CloseOnExec(fd) }
+
+// Unsupported says why a command cannot run here; nil: it can.
+func Unsupported(string) error { return nil }

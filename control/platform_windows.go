@@ -32,3 +32,13 @@ func closeOnExec(int) {}
 func redirectFD(*os.File, int) error {
 	return errors.New("redirecting a descriptor is not supported on Windows")
 }
+
+// Unsupported says why a command (or --detach) cannot run here: running sessions are
+// controlled through Unix sockets, and --detach needs setsid. nil: it can.
+func Unsupported(command string) error {
+	switch command {
+	case "list", "stop", "send", "attach", "--detach":
+		return errors.New(command + " is not supported on Windows: running sessions need Unix sockets (runs in the foreground work)")
+	}
+	return nil
+}

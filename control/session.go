@@ -238,3 +238,48 @@ func (s *Source) Open(o OpenOptions) (*Session, error) {
 	out.Undelivered = s.loaded.Undelivered()
 	return out, nil
 }
+
+// Registered is the session a run writes and the run's place in the registry, through which
+// `stop`, `send` and `attach` reach it.
+type Registered struct {
+	*Session
+	*Run
+}
+
+// Close closes the session file, then (for a run owned by its client) removes the run from
+// the registry, which tells a waiting `stop` that the run has ended.
+func (s *Registered) Close() error {
+	err := s.Store.Close()
+	s.Run.Close()
+	return err
+}
+
+// RegisterError is why a resident run could not register: nobody could find, attach to or
+// stop it, so it does not start.
+type RegisterError struct{ Err error }
+
+func (e *RegisterError) Error() string { return "cannot register the run: " + e.Err.Error() }
+func (e *RegisterError) Unwrap() error { return e.Err }
+
+// OpenRun gives the run its session (Open) and registers the run in the registry folder
+// (with its events file when resident is set, which is then told the header). A run in the
+// foreground that cannot register runs all the same, after telling warn why nobody will
+// find it; a resident one fails with a *RegisterError. Any other error is Open's.
+func (s *Source) OpenRun(o OpenOptions, registry string, resident *Resident, warn func(error)) (*Registered, error) {
+	sess, err := s.Open(o)
+	if err != nil {
+		return nil, err
+	}
+	run, err := Start(registry, sess.Header.ID, o.Cwd, sess.File, resident)
+	if err != nil {
+		if resident != nil {
+			sess.Store.Close()
+			return nil, &RegisterError{Err: err}
+		}
+		warn(fmt.Errorf("cannot register the run, so list, stop, send and attach will not find it: %w", err))
+	}
+	if resident != nil {
+		resident.Announce(sess.Header)
+	}
+	return &Registered{Session: sess, Run: run}, nil
+}

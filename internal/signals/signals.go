@@ -15,7 +15,8 @@ import (
 	"syscall"
 )
 
-// Watch is the one owner of the stop signals of a command line; its zero value is ready.
+// Watch is the one owner of the stop signals of a command line; its zero value is ready. A
+// nil *Watch (a command run without one) is never cancelled.
 type Watch struct {
 	mu     sync.Mutex
 	ch     chan os.Signal
@@ -37,6 +38,9 @@ func stopSignals() []os.Signal {
 // Context starts watching, on the first call, and returns the context the first signal
 // cancels.
 func (w *Watch) Context() context.Context {
+	if w == nil {
+		return context.Background()
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.ctx != nil {
@@ -60,6 +64,9 @@ func (w *Watch) Context() context.Context {
 
 // Stop gives the signals their default action back.
 func (w *Watch) Stop() {
+	if w == nil {
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.ch != nil {
@@ -72,6 +79,9 @@ func (w *Watch) Stop() {
 
 // Received is the first signal received, nil while none has arrived.
 func (w *Watch) Received() os.Signal {
+	if w == nil {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.got

@@ -1,13 +1,13 @@
-package cli
+package session_test
 
 import (
-	"io"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/redact"
 )
 
 // With --redact-session, every method by which a store writes an entry redacts what it
@@ -17,15 +17,12 @@ func TestRedactingStoreRedactsEveryAppend(t *testing.T) {
 	// In two pieces, so that the source stays in the redaction's clean corpus.
 	const secret = "ghp_" + "R2d8Kq9Lm4Xz7Wv1Tn6Yb3Hc5Jf0Gs8Pa2Ue"
 	const literal = "corp-vpn-2291"
-	flags := RedactFlags{RedactSession: true}
-	flags.RedactRule.Literal = []string{literal}
-	streams := &IO{Err: io.Discard, Getenv: func(string) string { return "" }}
-	r, err := flags.build(streams, nil)
+	r, err := redact.New(redact.Options{Literals: []redact.Literal{{ID: "literal", Value: literal}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mem := session.NewMemory()
-	wrapped := reflect.ValueOf(r.store(mem))
+	wrapped := reflect.ValueOf(session.Redacting(mem, r))
 
 	memType := reflect.TypeOf(mem)
 	called := 0

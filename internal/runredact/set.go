@@ -1,0 +1,97 @@
+// Package runredact is the redaction of an agent run: the engines (package redact) of its
+// event stream, its session file and its tools' full outputs, and where each goes in.
+package runredact
+
+import (
+	"github.com/basecontext/base-context/agent/session"
+	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/redact"
+	"github.com/basecontext/base-context/stages"
+)
+
+// Set is the redaction of an agent run: an engine for each place secrets are removed from,
+// each with its own counts. A nil *Set redacts nothing.
+type Set struct {
+	Stream  *redact.Redactor // the event stream's, and text mode's answer's
+	Session *redact.Redactor // what is written to the session file; nil: written as it is
+	Tools   *redact.Redactor // the full outputs the tools keep of what they truncate
+	Report  bool             // the stream's counts are reported once the run is over
+}
+
+// NewSet builds a run's engines with build: the stream's first, with warn true (its rules'
+// warnings are said once), then quietly the tools' and, with session, the session file's.
+// Each engine counts apart, so that a report counts what the stream shows, not each secret
+// twice.
+func NewSet(build func(warn bool) (*redact.Redactor, error), session, report bool) (s *Set, err error) {
+	s = &Set{Report: report}
+	if s.Stream, err = build(true); err != nil {
+		return nil, err
+	}
+	if s.Tools, err = build(false); err != nil {
+		return nil, err
+	}
+	if session {
+		if s.Session, err = build(false); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Answer redacts the final answer that text mode prints, with the stream's rules.
+func (s *Set) Answer(text string) string {
+	if s == nil {
+		return text
+	}
+	return s.Stream.RedactString(text)
+}
+
+// SessionLines redacts the entries a fork copies from its parent session when the session
+// file is redacted; nil copies them as they are.
+func (s *Set) SessionLines() func([]byte) []byte {
+	if s == nil || s.Session == nil {
+		return nil
+	}
+	return s.Session.RedactJSON
+}
+
+// Stage is the redaction stage of an output chain (before its deltas stage), nil without
+// redaction.
+func (s *Set) Stage() *stages.Redact {
+	if s == nil {
+		return nil
+	}
+	return stages.NewRedact(s.Stream)
+}
+
+// ToolRedaction is the tools' redaction of the outputs they truncate, nil without redaction.
+func (s *Set) ToolRedaction() func() tools.RedactStream {
+	if s == nil {
+		return nil
+	}
+	return func() tools.RedactStream { return s.Tools.Stream() }
+}
+
+// Store wraps st so that what it writes is redacted, when the session file is.
+func (s *Set) Store(st session.Store) session.Store {
+	if s == nil || s.Session == nil {
+		return st
+	}
+	return session.Redacting(st, s.Session)
+}
+
+// MinStderrKey is the length from which a configured API key is removed from stderr even
+// without redaction: a local server's placeholder key ("ollama") is no secret, and may well
+// be a word of the message.
+const MinStderrKey = 8
+
+// StderrKeys are the keys of keys that look like keys (MinStderrKey).
+func StderrKeys(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if len(k) >= MinStderrKey {
+			out = append(out, k)
+		}
+	}
+	return out
+}
