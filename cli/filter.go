@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -167,34 +167,25 @@ func (fio *FilterIO) open(streams *IO) ([]stages.Input, func(), error) {
 	return inputs, closeAll, nil
 }
 
-// openOutput returns where to write: stdout, or a temporary file beside path that commit
-// renames over path once the output is complete, so that path is never left half-written.
-// The stop signals are watched (signalWatch) before the temporary file exists, so that
-// none can end the process before commit removes it.
+// openOutput returns where to write: stdout, or the file -o names (filters.Create), which
+// commit puts in place once the output is complete. The stop signals are watched
+// (signalWatch) before any temporary file exists, so that none can end the process before
+// commit removes it.
 func openOutput(path string, streams *IO) (io.Writer, func(complete bool, err error) error, error) {
 	if path == "" || path == "-" {
 		return streams.Out, func(_ bool, err error) error { return err }, nil
 	}
 	streams.signals.context()
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	out, err := filters.Create(path)
 	if err != nil {
 		return nil, nil, Fail(ExitUsage, err.Error())
 	}
 	commit := func(complete bool, err error) error {
-		cerr := tmp.Close()
-		if complete && cerr == nil {
-			// A complete output (even one with reported bad lines) replaces the file.
-			if rerr := os.Rename(tmp.Name(), path); rerr != nil {
-				os.Remove(tmp.Name())
-				return rerr
-			}
-			return err
-		}
-		os.Remove(tmp.Name())
-		if err == nil {
+		// A complete output (even one with reported bad lines) replaces the file.
+		if cerr := out.Commit(complete); err == nil {
 			err = cerr
 		}
 		return err
 	}
-	return tmp, commit, nil
+	return out, commit, nil
 }
