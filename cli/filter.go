@@ -81,11 +81,10 @@ func (fio *FilterIO) feed(streams *IO, run func([]stages.Input, *codec.LineWrite
 		return err
 	}
 	defer closeInputs()
+	diag := filters.NewDiagnostics(streams.Err)
+	defer diag.Flush()
 	stats, err := fio.write(streams, false, func(lw *codec.LineWriter) (stages.RunStats, error) {
-		return run(inputs, lw, stages.RunOptions{
-			SkipInvalid: fio.SkipInvalid,
-			Report:      func(msg string) { fmt.Fprintln(streams.Err, msg) },
-		})
+		return run(inputs, lw, stages.RunOptions{SkipInvalid: fio.SkipInvalid, Report: diag.Println, BeforeWait: diag.Flush})
 	})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -44,15 +45,20 @@ func (c *ValidateCmd) Run(streams *IO) error {
 	}
 	defer closeInputs()
 
+	diag := filters.NewDiagnostics(streams.Err)
+	defer diag.Flush()
 	v := stages.NewValidator(stages.ValidateOptions{
 		Strict: c.Strict, SkipInvalid: c.SkipInvalid,
-		Report: func(x stages.Violation) { fmt.Fprintln(streams.Err, x) },
+		Report: func(x stages.Violation) { diag.Println(x.String()) },
 	})
 	// The validator reports lines that are not JSON objects itself, as violations, and
 	// drops them itself with --skip-invalid, so that every line keeps its number.
 	if _, err := c.write(streams, !c.Pass, func(lw *codec.LineWriter) (stages.RunStats, error) {
-		return stages.Run(inputs, lw, v, stages.RunOptions{})
+		return stages.Run(inputs, lw, v, stages.RunOptions{BeforeWait: diag.Flush})
 	}); err != nil {
+		return err
+	}
+	if err := diag.Flush(); err != nil {
 		return err
 	}
 	r := v.Result()
