@@ -18,7 +18,7 @@ type SelectCmd struct {
 	Not      bool     `help:"Drop the events of the TYPEs named instead of keeping them."`
 	Role     []string `placeholder:"ROLE" help:"Keep only the message events (message_start/update/end) of these roles: user, assistant, toolResult, … (repeat, or separate with commas)."`
 	Tool     []string `placeholder:"NAME" help:"Keep only the tool execution events of these tools (repeat, or separate with commas)."`
-	NoHeader bool     `help:"Drop the session header too (it is kept otherwise, whatever the types)."`
+	NoHeader bool     `help:"Drop the session header too (it is kept otherwise, whatever the types, unless --not names session)."`
 }
 
 // Help is the long help of `filter select --help`.
