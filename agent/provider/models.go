@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/candidates"
 )
 
 // ProviderConfig is a configured provider: where its server is, how it is spoken to, how
@@ -291,7 +292,7 @@ func (r *Registry) Find(spec, providerName string) (Model, *ProviderConfig, erro
 	if providerName != "" {
 		p := r.provider(providerName)
 		if p == nil {
-			return Model{}, nil, fmt.Errorf("unknown provider %q (known: %s)", providerName, strings.Join(r.names(), ", "))
+			return Model{}, nil, fmt.Errorf("unknown provider %q (known: %s)", providerName, candidates.Join(r.names()))
 		}
 		id := strings.TrimPrefix(spec, providerName+"/")
 		if m, ok := p.model(id); ok {
@@ -324,7 +325,7 @@ func (r *Registry) Find(spec, providerName string) (Model, *ProviderConfig, erro
 	for _, p := range found {
 		names = append(names, p.Name+"/"+spec)
 	}
-	return Model{}, nil, fmt.Errorf("model %q is served by several providers: use one of %s", spec, strings.Join(names, ", "))
+	return Model{}, nil, fmt.Errorf("model %q is served by several providers: use one of %s", spec, candidates.Join(names))
 }
 
 func (r *Registry) names() []string {
@@ -348,7 +349,7 @@ func (r *Registry) unknown(spec string, p *ProviderConfig) error {
 	}
 	msg := fmt.Sprintf("unknown model %q", spec)
 	if len(ids) > 0 {
-		msg += "; known models include " + strings.Join(ids, ", ")
+		msg += "; known models include " + candidates.Join(ids)
 	}
 	return errors.New(msg + ". `base-context models` lists them; add others to models.json")
 }
