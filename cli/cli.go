@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/internal/cmdline"
 )
 
 // Version is set at build time with -ldflags "-X github.com/basecontext/base-context/cli.Version=…".
@@ -138,7 +139,7 @@ func Run(args []string, streams IO) (code int) {
 		fmt.Fprintf(streams.Err, "error: %v\n", err)
 		return ExitUsage
 	}
-	ctx, err := parser.Parse(args)
+	ctx, err := parser.Parse(cmdline.Intersperse(parser.Model, args, defaultCommand))
 	if err != nil {
 		if errors.Is(err, syscall.EPIPE) {
 			return ExitOK // the reader of --help went away (| head)
