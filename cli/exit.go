@@ -17,6 +17,19 @@ const (
 	ExitTerminated  = 143 // SIGTERM
 )
 
+// exitStatuses say what each status means, for --help and the man page: the README's table.
+var exitStatuses = []struct {
+	Codes   []int
+	Meaning string
+}{
+	{[]int{ExitOK}, "completed (and every gate passed); a filter saw only valid lines"},
+	{[]int{ExitFailure}, "the run failed; a filter met lines that are not JSON objects"},
+	{[]int{ExitUsage}, "usage or startup error (bad flags, a mistyped command, no API key, …)"},
+	{[]int{ExitLimit}, "an autonomous run was stopped by a limit"},
+	{[]int{ExitGate}, "a gate failed or never ran"},
+	{[]int{ExitHangup, ExitInterrupted, ExitTerminated}, "hung up (SIGHUP), interrupted (SIGINT), terminated (SIGTERM)"},
+}
+
 // ExitError is an error that knows the status the process exits with. Msg is printed as
 // "error: <msg>" on stderr (an empty one prints nothing: the reason was already reported);
 // Err, when set, is the cause, which errors.Is and errors.As still find.

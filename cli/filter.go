@@ -28,8 +28,13 @@ type FilterCmd struct {
 
 // Run lists the filters when none is named: `base-context filter` is a question, not a
 // mistake. Kong also runs it ahead of a named filter's Run, which it then leaves alone.
-func (c *FilterCmd) Run(k *kong.Context) error {
-	if sel := k.Selected(); sel == nil || !sel.Target.CanAddr() || sel.Target.Addr().Interface() != any(c) {
+func (c *FilterCmd) Run(k *kong.Context) error { return groupHelp(k, c) }
+
+// groupHelp prints the help of the group of commands group when it is the command selected
+// (none of its subcommands is named); kong also runs a group's Run ahead of the named
+// subcommand's, and then it does nothing.
+func groupHelp(k *kong.Context, group any) error {
+	if sel := k.Selected(); sel == nil || !sel.Target.CanAddr() || sel.Target.Addr().Interface() != group {
 		return nil
 	}
 	return k.PrintUsage(false)

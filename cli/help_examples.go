@@ -1,5 +1,12 @@
 package cli
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
 // The long help (--help) of the commands that have no file of their own for it: what they
 // do beyond the one line, and examples. Filters keep theirs next to their code.
 
@@ -15,9 +22,25 @@ func (c *RunCmd) Help() string {
   base-context --resume 0198a3b4-7c1e "Now run the linter too" # see 'sessions list'
   base-context -- sessions are a good idea                     # after --, every word is prompt
 
-Exit status: 0 completed; 1 the run failed; 2 usage or startup error; 3 stopped by a
-limit; 4 a gate failed or never ran; 130/143 interrupted by SIGINT/SIGTERM.`
+Exit status:
+` + exitStatusText()
 }
+
+// exitStatusText is the exit statuses, one a line.
+func exitStatusText() string {
+	var b strings.Builder
+	for _, s := range exitStatuses {
+		codes := fmt.Sprint(s.Codes[0])
+		for _, c := range s.Codes[1:] {
+			codes += "/" + fmt.Sprint(c)
+		}
+		fmt.Fprintf(&b, "  %-12s %s\n", codes, s.Meaning)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// Run prints the help of sessions when no subcommand is named, as filter does.
+func (c *SessionsCmd) Run(k *kong.Context) error { return groupHelp(k, c) }
 
 // Help is the long help of `filter`.
 func (c *FilterCmd) Help() string {
