@@ -7,7 +7,27 @@ import (
 	"text/tabwriter"
 
 	"github.com/alecthomas/kong"
+	"github.com/basecontext/base-context/internal/cmdline"
 )
+
+// manPage is what the man page says besides the commands and flags of the model.
+var manPage = cmdline.ManPage{
+	Version:  Version,
+	Exits:    exitStatuses,
+	Synopsis: []string{"[flags] PROMPT ...", "<command> [flags] [arguments ...]"},
+	Environment: [][2]string{
+		{"BASE_CONTEXT_HOME", "The home of settings, models.json, sessions and running sessions (default: ~/.base-context)."},
+		{"ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY", "The built-in providers' API keys; models.json names the variables of others ('base-context models' shows which keys are set)."},
+		{"TMPDIR", "Where the sockets of running sessions go when their home's path is too long for one."},
+	},
+	Files: [][2]string{
+		{"<home>/settings.json, <repo>/.base-context/settings.json", "Settings, the repository's over the user's ('base-context config' prints them and where each comes from)."},
+		{"<home>/models.json", "Providers and models beside the built-in catalog."},
+		{"<home>/sessions/", "Saved sessions, one JSON-lines file each ('base-context sessions')."},
+		{"<home>/run/", "Running sessions: their registry entries and control sockets ('base-context list')."},
+		{"AGENTS.md", "Project instructions, read from the working directory and its parents."},
+	},
+}
 
 // printHelp is the help of every command. The top level is the help of run, the default
 // command, followed by the list of commands: most people type `base-context --help` to learn
@@ -63,10 +83,14 @@ func printTopHelp(options kong.HelpOptions, ctx *kong.Context) error {
 // HelpCmd is `help [COMMAND…]`.
 type HelpCmd struct {
 	Command []string `arg:"" optional:"" help:"The command, e.g. 'sessions list'."`
+	Man     bool     `help:"Print the man page of base-context (roff, every command): base-context help --man | man -l -"`
 }
 
-// Run prints the help of the command named, as its --help would.
-func (c *HelpCmd) Run(k *kong.Context) error {
+// Run prints the help of the command named, as its --help would, or the man page.
+func (c *HelpCmd) Run(k *kong.Context, streams *IO) error {
+	if c.Man {
+		return cmdline.WriteMan(streams.Out, k.Model, manPage)
+	}
 	if len(c.Command) > 0 {
 		if best, exact := closestCommand(k.Model, c.Command[0]); !exact {
 			msg := fmt.Sprintf("unknown command %q", c.Command[0])
