@@ -106,6 +106,7 @@ func parserOptions(streams IO) []kong.Option {
 		kong.Vars{"tools": strings.Join(tools.Names(), ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(printHelp),
+		kong.PostBuild(longHelp),
 		kong.ExplicitGroups(runFlagGroups),
 		kong.Bind(&streams),
 	}

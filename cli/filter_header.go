@@ -21,19 +21,6 @@ type HeaderCmd struct {
 	Seq       bool   `help:"Add \"seq\", counting the events after the header from 1, after \"type\" (and \"sessionId\")."`
 }
 
-// Help is the long help of `filter header --help`.
-func (c *HeaderCmd) Help() string {
-	return `A stream that starts with a session header passes through unchanged (with --force, the
-fields given explicitly are replaced in it); any other stream gets a new header first. An empty
-stream becomes just the header. A later "session" line (streams joined together) passes
-through, and its id is the one stamped from there on.
-
-Examples:
-
-  base-context filter header --id 0190c2a4-... recorded.jsonl > with-header.jsonl
-  base-context --mode json "List files" | base-context filter header --stamp --seq | jq -c '{seq, sessionId, type}'`
-}
-
 // Run runs the filter.
 func (c *HeaderCmd) Run(streams *IO) error {
 	opts, err := c.options()

@@ -21,21 +21,6 @@ type RedactRuleFlags struct {
 	NoDefaultRules bool     `help:"Use no built-in rule: only the patterns, literals and environment values given."`
 }
 
-// Help is the long help of `filter redact`.
-func (c *RedactCmd) Help() string {
-	return `Every string of every event (keys in arrays included) is decoded, scanned by the rules
-(--list-rules shows them) and, where a secret matches, re-encoded with [REDACTED:<rule>];
-every other byte of the line stays as it was. Text, thinking and tool-argument deltas of one
-block are redacted as one stream, so a secret split across deltas is caught too.
-
-Examples:
-
-  base-context filter redact run.jsonl > run.redacted.jsonl
-  base-context --mode json "Deploy it" | base-context filter redact --env DEPLOY_TOKEN | tee run.jsonl
-  base-context filter redact --pattern 'TICKET-[0-9]{4,}' --literal corp-vpn-2291 --report run.jsonl
-  base-context filter redact --no-default-rules --rules github-pat,aws-access-key-id run.jsonl`
-}
-
 // RedactCmd is `filter redact`.
 type RedactCmd struct {
 	FilterIO

@@ -21,22 +21,6 @@ type SelectCmd struct {
 	NoHeader bool     `help:"Drop the session header too (it is kept otherwise, whatever the types, unless --not names session)."`
 }
 
-// Help is the long help of `filter select --help`.
-func (c *SelectCmd) Help() string {
-	return `Arguments: TYPE… then FILE…. The leading arguments made only of letters, digits and "_"
-(optionally ending in "*", a prefix: tool_execution_*; commas separate several in one argument)
-are event types; the rest are the input files below (write ./events for a file named like a
-type). Without TYPEs every type is kept. Lines that are not JSON objects or have no "type" are always kept.
-Only "type" is read, plus the message's role or the toolName when --role or --tool is given.
-
-Examples:
-
-  base-context filter select message_end turn_end run.jsonl
-  base-context filter select --not message_update tool_execution_update < run.jsonl
-  base-context filter select --role assistant message_end run.jsonl | jq -r '.message.stopReason'
-  base-context filter select --tool bash 'tool_execution_*' run.jsonl`
-}
-
 // Run runs the filter.
 func (c *SelectCmd) Run(streams *IO) error {
 	types, files := splitTypes(c.Files)

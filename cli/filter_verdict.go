@@ -70,34 +70,6 @@ func (r *RunFacts) verdictStatus(read *stderrRead, err error, v func() stages.Ve
 	return err
 }
 
-// Help is the long help of `filter verdict --help`.
-func (c *VerdictCmd) Help() string {
-	return `Decides how the recorded run ended, by the exit-status rules of docs/stream.md, instead
-of trusting agent_end; exits with the status the run should have had and prints one JSON line.
-Both the full and the delta form give the same verdict.
-
-  0    completed: the terminal assistant message ended stop, length or toolUse, gates (if
-       any) passed
-  1    failed: a run ended in error or aborted and no retry recovered it, a compaction failed,
-       or the stream was cut mid-run (truncated: no agent_end, a retry or tool never finished)
-  3    stopped before it finished: --stderr names a limit ("<limit> reached (<used>/<max>)"),
-       or prompts were still queued when the stream ended
-  4    a gate failed in the last gate run, or no gate ran after the agent's last message
-  129  hung up, 130 interrupted, 143 terminated (only from --stderr)
-
-The summary line has these members (those marked ? are left out when empty; usage and cost
-are summed over every assistant message):
-
-  {"status","reason"?,"stopReason"?,"errorMessage"?,"sessionId"?,"truncated","turns",
-   "toolCalls":{NAME:{"calls","errors","refused"?}},"retries","compactions","usage"}
-
-Examples:
-
-  base-context filter verdict run.jsonl
-  base-context --mode json "Fix the tests" 2>run.err | tee run.jsonl | base-context filter verdict --stderr run.err
-  base-context filter verdict run.jsonl | jq -r '.status'`
-}
-
 // verdictExit maps a verdict status to the exit status of the run.
 var verdictExit = map[string]int{
 	stages.VerdictCompleted:   ExitOK,
