@@ -136,7 +136,7 @@ func Run(args []string, streams IO) (code int) {
 			}
 		}
 	}()
-	if err := checkCommandTypo(parser, args); err != nil {
+	if err := cmdline.CheckCommandTypo(parser.Model, args, defaultCommand); err != nil {
 		fmt.Fprintf(streams.Err, "error: %v\n", err)
 		return ExitUsage
 	}

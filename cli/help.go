@@ -3,7 +3,6 @@ package cli
 import (
 	"embed"
 	"fmt"
-	"github.com/basecontext/base-context/internal/similar"
 	"strings"
 	"text/tabwriter"
 
@@ -93,7 +92,7 @@ func (c *HelpCmd) Run(k *kong.Context, streams *IO) error {
 		return cmdline.WriteMan(streams.Out, k.Model, manPage)
 	}
 	if len(c.Command) > 0 {
-		if best, exact := closestCommand(k.Model, c.Command[0]); !exact {
+		if best, exact := cmdline.ClosestCommand(k.Model, c.Command[0]); !exact {
 			msg := fmt.Sprintf("unknown command %q", c.Command[0])
 			if best != "" {
 				msg += fmt.Sprintf("; did you mean %q?", best)
@@ -103,122 +102,6 @@ func (c *HelpCmd) Run(k *kong.Context, streams *IO) error {
 	}
 	_, err := k.Kong.Parse(append(append([]string(nil), c.Command...), "--help"))
 	return err
-}
-
-// checkCommandTypo refuses a first argument that looks like a mistyped command: it would
-// otherwise become a prompt, and a prompt runs a model (which may cost money and run tools).
-// A single word (no spaces) that is a command's name or close to one is a command; anything
-// else is a prompt. `--` makes any argument a prompt.
-func checkCommandTypo(parser *kong.Kong, args []string) error {
-	at, ok := firstPositional(parser, args)
-	if !ok {
-		return nil
-	}
-	word := args[at]
-	if !isWord(word) {
-		return nil // "/compact", "fix it", "@file": prompts
-	}
-	best, exact := closestCommand(parser.Model, word)
-	if exact || best == "" {
-		return nil // a command (kong takes it from here), or a prompt
-	}
-	asPrompt := append(append(quoteArgs(args[:at]), "--"), quoteArgs(args[at:])...)
-	return fmt.Errorf("unknown command %q; did you mean %q? To send it as a prompt: base-context %s",
-		word, best, strings.Join(asPrompt, " "))
-}
-
-// isWord reports whether s could be a mistyped command name: letters, and "-" or "_" after
-// the first.
-func isWord(s string) bool {
-	for i, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r == '-' || r == '_')) {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// closestCommand is the top-level command word names or is close to (see typoDistance);
-// exact reports whether it names one.
-func closestCommand(app *kong.Application, word string) (best string, exact bool) {
-	lower := strings.ToLower(word)
-	bestDist := -1
-	for _, cmd := range app.Children {
-		if cmd.Hidden {
-			continue
-		}
-		for _, name := range append([]string{cmd.Name}, cmd.Aliases...) {
-			if name == word {
-				return name, true
-			}
-			d := similar.Distance(lower, name)
-			if d <= typoDistance(name) && (bestDist < 0 || d < bestDist) {
-				best, bestDist = name, d
-			}
-		}
-	}
-	return best, false
-}
-
-// typoDistance is how many edits away from a command name a word still reads as that
-// command: two, but one for names of four letters or less, so that ordinary short prompts
-// ("hello", "test", "ls") stay prompts while "hlep" or "lsit" do not.
-func typoDistance(name string) int {
-	if len(name) <= 4 {
-		return 1
-	}
-	return 2
-}
-
-// firstPositional is the index of the first argument of the default command that is not a
-// flag or a flag's value; ok is false when there is none or `--` comes first.
-func firstPositional(parser *kong.Kong, args []string) (int, bool) {
-	var run *kong.Node
-	for _, cmd := range parser.Model.Children {
-		if cmd.Name == "run" {
-			run = cmd
-		}
-	}
-	takesValue := map[string]bool{}
-	if run != nil {
-		for _, group := range run.AllFlags(false) {
-			for _, f := range group {
-				if f.IsBool() || f.IsCounter() {
-					continue
-				}
-				takesValue["--"+f.Name] = true
-				if f.Short != 0 {
-					takesValue["-"+string(f.Short)] = true
-				}
-			}
-		}
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return 0, false
-		case strings.HasPrefix(a, "-") && a != "-":
-			if !strings.Contains(a, "=") && takesValue[a] {
-				i++
-			}
-		default:
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-// quoteArgs quotes the arguments that a shell would split.
-func quoteArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\|&;<>()*?[]{}!#~") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return out
 }
 
 //go:embed help/*.txt
