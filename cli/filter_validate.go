@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/basecontext/base-context/codec"
-	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -17,27 +16,19 @@ type ValidateCmd struct {
 
 // Run runs the filter.
 func (c *ValidateCmd) Run(streams *IO) error {
-	inputs, closeInputs, err := c.open(streams)
-	if err != nil {
-		return err
-	}
-	defer closeInputs()
-
-	diag := filters.NewDiagnostics(streams.Err)
-	defer diag.Flush()
-	v := stages.NewValidator(stages.ValidateOptions{
-		Strict: c.Strict, SkipInvalid: c.SkipInvalid,
-		Report: func(x stages.Violation) { diag.Println(x.String()) },
-	})
+	var v *stages.Validator
 	// The validator reports lines that are not JSON objects itself, as violations, and
 	// drops them itself with --skip-invalid, so that every line keeps its number.
-	if _, err := c.write(streams, !c.Pass, func(lw *codec.LineWriter) (stages.RunStats, error) {
-		return stages.Run(inputs, lw, v, stages.RunOptions{BeforeWait: diag.Flush})
+	job := c.job(streams, !c.Pass)
+	job.SkipInvalid = false
+	if _, err := job.Run(func(inputs []stages.Input, lw *codec.LineWriter, opts stages.RunOptions) (stages.RunStats, error) {
+		v = stages.NewValidator(stages.ValidateOptions{
+			Strict: c.Strict, SkipInvalid: c.SkipInvalid,
+			Report: func(x stages.Violation) { opts.Report(x.String()) },
+		})
+		return stages.Run(inputs, lw, v, stages.RunOptions{BeforeWait: opts.BeforeWait})
 	}); err != nil {
-		return err
-	}
-	if err := diag.Flush(); err != nil {
-		return err
+		return filterError(err)
 	}
 	r := v.Result()
 	what := nounCount(r.Lines, "line")
