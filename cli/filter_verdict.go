@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"os"
 
-	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -42,7 +41,7 @@ func (r *RunFacts) check() error {
 // options returns the verdict options these facts give; read gets how reading --stderr went.
 func (r *RunFacts) options(read *stderrRead) stages.VerdictOptions {
 	return stages.VerdictOptions{Gated: r.Gated, RunError: func() string {
-		reason, err := lastErrorLine(r.Stderr)
+		reason, err := filters.LastErrorLine(r.Stderr)
 		read.err = err
 		return reason
 	}}
@@ -93,31 +92,4 @@ func (c *VerdictCmd) Run(streams *IO) error {
 		return v
 	})
 	return c.verdictStatus(&read, err, v.Summary, true)
-}
-
-// lastErrorLine returns the reason of the last "error: <reason>" line of the file at path,
-// "" for no path or no such line.
-func lastErrorLine(path string) (string, error) {
-	if path == "" {
-		return "", nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	var reason string
-	lr := codec.NewLineReader(f)
-	for {
-		line, err := lr.ReadLine()
-		if err == io.EOF {
-			return reason, nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if r, ok := bytes.CutPrefix(line, []byte("error: ")); ok {
-			reason = string(bytes.TrimSpace(r))
-		}
-	}
 }
