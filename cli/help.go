@@ -3,8 +3,8 @@ package cli
 import (
 	"embed"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/internal/cmdline"
@@ -29,55 +29,17 @@ var manPage = cmdline.ManPage{
 	},
 }
 
-// printHelp is the help of every command. The top level is the help of run, the default
-// command, followed by the list of commands: most people type `base-context --help` to learn
-// how to run the agent. A few commands have a usage line kong cannot derive.
+// printHelp is the help of every command (cmdline.Help): the top level is the help of run
+// followed by the list of commands.
 func printHelp(options kong.HelpOptions, ctx *kong.Context) error {
-	selected := ctx.Selected()
-	if selected == nil {
-		return printTopHelp(options, ctx)
-	}
-	if usage, ok := usageLines[selected.Path()]; ok {
-		fmt.Fprintf(ctx.Stdout, "Usage: base-context %s\n", usage)
-		options.NoAppSummary = true
-	}
-	return kong.DefaultHelpPrinter(options, ctx)
-}
-
-// usageLines replaces kong's usage line where one positional list holds two kinds of
-// argument.
-var usageLines = map[string]string{
-	"filter select": "filter select [TYPE ...] [FILE ...] [flags]",
-}
-
-func printTopHelp(options kong.HelpOptions, ctx *kong.Context) error {
-	runCtx, err := kong.Trace(ctx.Kong, []string{"run"})
-	if err != nil {
-		return err
-	}
-	w := ctx.Stdout
-	fmt.Fprintf(w, "Usage: base-context [flags] PROMPT ...      run the agent (the default command)\n")
-	fmt.Fprintf(w, "       base-context <command> [flags] ...\n\n")
-	fmt.Fprintf(w, "%s\n", ctx.Model.Help)
-	options.NoAppSummary = true
-	if err := kong.DefaultHelpPrinter(options, runCtx); err != nil {
-		return err
-	}
-	// Every command: ctx's grammar may be run's alone (parserFor).
-	whole, err := NewParser(&CLI{}, IO{Out: ctx.Stdout, Err: ctx.Stderr})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\nCommands:\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, leaf := range whole.Model.Leaves(true) {
-		fmt.Fprintf(tw, "  %s\t%s\n", leaf.Path(), leaf.Help)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "\nRun \"base-context help <command>\" (or <command> --help) for more on a command.\n")
-	return err
+	return cmdline.Help{
+		Default: defaultCommand,
+		// Where one positional list holds two kinds of argument.
+		UsageLines: map[string]string{"filter select": "filter select [TYPE ...] [FILE ...] [flags]"},
+		Whole: func(stdout, stderr io.Writer) (*kong.Kong, error) {
+			return NewParser(&CLI{}, IO{Out: stdout, Err: stderr})
+		},
+	}.Print(options, ctx)
 }
 
 // HelpCmd is `help [COMMAND…]`.
