@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/internal/cmdline"
 	"github.com/basecontext/base-context/internal/pipes"
 	"github.com/basecontext/base-context/terminal"
 )
@@ -109,6 +110,7 @@ func parserOptions(streams IO) []kong.Option {
 		kong.Vars{"tools": strings.Join(tools.Names(), ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(printHelp),
+		kong.PostBuild(longHelp),
 		kong.ExplicitGroups(runFlagGroups),
 		kong.Bind(&streams),
 	}
@@ -138,11 +140,11 @@ func Run(args []string, streams IO) (code int) {
 			}
 		}
 	}()
-	if err := checkCommandTypo(parser, args); err != nil {
+	if err := cmdline.CheckCommandTypo(parser.Model, args, defaultCommand); err != nil {
 		fmt.Fprintf(streams.Err, "error: %v\n", err)
 		return ExitUsage
 	}
-	ctx, err := parser.Parse(args)
+	ctx, err := parser.Parse(cmdline.Intersperse(parser.Model, args, defaultCommand))
 	if err != nil {
 		if errors.Is(err, syscall.EPIPE) {
 			return ExitOK // the reader of --help went away (| head)

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"syscall"
+
+	"github.com/basecontext/base-context/internal/cmdline"
 )
 
 // Exit statuses (docs/stream.md "Exit status"). One table, used by every command.
@@ -16,6 +18,16 @@ const (
 	ExitInterrupted = 130 // SIGINT
 	ExitTerminated  = 143 // SIGTERM
 )
+
+// exitStatuses say what each status means, for --help and the man page: the README's table.
+var exitStatuses = []cmdline.ExitStatus{
+	{Codes: []int{ExitOK}, Meaning: "completed (and every gate passed); a filter saw only valid lines"},
+	{Codes: []int{ExitFailure}, Meaning: "the run failed; a filter met lines that are not JSON objects"},
+	{Codes: []int{ExitUsage}, Meaning: "usage or startup error (bad flags, a mistyped command, no API key, …)"},
+	{Codes: []int{ExitLimit}, Meaning: "an autonomous run was stopped by a limit"},
+	{Codes: []int{ExitGate}, Meaning: "a gate failed or never ran"},
+	{Codes: []int{ExitHangup, ExitInterrupted, ExitTerminated}, Meaning: "hung up (SIGHUP), interrupted (SIGINT), terminated (SIGTERM)"},
+}
 
 // ExitError is an error that knows the status the process exits with. Msg is printed as
 // "error: <msg>" on stderr (an empty one prints nothing: the reason was already reported);

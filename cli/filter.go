@@ -1,13 +1,14 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -28,8 +29,13 @@ type FilterCmd struct {
 
 // Run lists the filters when none is named: `base-context filter` is a question, not a
 // mistake. Kong also runs it ahead of a named filter's Run, which it then leaves alone.
-func (c *FilterCmd) Run(k *kong.Context) error {
-	if sel := k.Selected(); sel == nil || !sel.Target.CanAddr() || sel.Target.Addr().Interface() != any(c) {
+func (c *FilterCmd) Run(k *kong.Context) error { return groupHelp(k, c) }
+
+// groupHelp prints the help of the group of commands group when it is the command selected
+// (none of its subcommands is named); kong also runs a group's Run ahead of the named
+// subcommand's, and then it does nothing.
+func groupHelp(k *kong.Context, group any) error {
+	if sel := k.Selected(); sel == nil || !sel.Target.CanAddr() || sel.Target.Addr().Interface() != group {
 		return nil
 	}
 	return k.PrintUsage(false)
@@ -74,127 +80,28 @@ func (fio *FilterIO) runInto(streams *IO, newSink func(out io.Writer) stages.Sin
 	})
 }
 
-// feed opens the inputs and the output and has run read the one and write the other.
-func (fio *FilterIO) feed(streams *IO, run func([]stages.Input, *codec.LineWriter, stages.RunOptions) (stages.RunStats, error)) error {
-	inputs, closeInputs, err := fio.open(streams)
-	if err != nil {
-		return err
-	}
-	defer closeInputs()
-	stats, err := fio.write(streams, false, func(lw *codec.LineWriter) (stages.RunStats, error) {
-		return run(inputs, lw, stages.RunOptions{
-			SkipInvalid: fio.SkipInvalid,
-			Report:      func(msg string) { fmt.Fprintln(streams.Err, msg) },
-		})
-	})
-	if err != nil {
-		return err
-	}
-	if stats.Invalid > 0 {
+// feed runs filter as a job (filters.Job), and fails when it met invalid lines.
+func (fio *FilterIO) feed(streams *IO, filter filters.Filter) error {
+	stats, err := fio.job(streams, false).Run(filter)
+	if err = filterError(err); err == nil && stats.Invalid > 0 {
 		return Fail(ExitFailure, fmt.Sprintf("%d of %d lines were not JSON objects", stats.Invalid, stats.Lines))
 	}
-	return nil
+	return err
 }
 
-// write runs filter over the output: stdout, or -o FILE, which is replaced only once filter
-// has written all of it; discard writes nowhere unless -o names a file. One writer serves
-// lines and text alike; Run flushes it whenever it would wait for input.
-func (fio *FilterIO) write(streams *IO, discard bool, filter func(*codec.LineWriter) (stages.RunStats, error)) (stats stages.RunStats, err error) {
-	if discard && fio.Output == "" {
-		return filter(codec.NewBatchWriter(io.Discard))
-	}
-	out, commit, err := openOutput(fio.Output, streams)
-	if err != nil {
-		return stats, err
-	}
-	defer func() { err = commit(err == nil, err) }()
-	lw := codec.NewBatchWriter(out)
-	if out == streams.Out {
-		return filter(lw)
-	}
-	if stats, err = untilSignal(streams, func() (stages.RunStats, error) { return filter(lw) }); err == nil {
-		err = streams.signals.err() // a signal that came as the filter ended cuts it all the same
-	}
-	return stats, err
-}
-
-// untilSignal runs filter until it returns or a stop signal arrives. On a signal it returns
-// at once with the signal's error, leaving filter blocked on its input: the process is about
-// to exit, and the output is dropped.
-func untilSignal(streams *IO, filter func() (stages.RunStats, error)) (stages.RunStats, error) {
-	ctx := streams.signals.context()
-	type result struct {
-		stats stages.RunStats
-		err   error
-	}
-	done := make(chan result, 1)
-	go func() {
-		stats, err := filter()
-		done <- result{stats, err}
-	}()
-	select {
-	case r := <-done:
-		return r.stats, r.err
-	case <-ctx.Done():
-		return stages.RunStats{}, streams.signals.err()
+// job is the run of a filter with these flags; discard writes nowhere unless -o names a file.
+func (fio *FilterIO) job(streams *IO, discard bool) filters.Job {
+	return filters.Job{
+		Files: fio.Files, Output: fio.Output, SkipInvalid: fio.SkipInvalid, Discard: discard,
+		Stdin: streams.In, Stdout: streams.Out, Stderr: streams.Err,
+		Watch: func() (context.Context, func() error) { return streams.signals.context(), streams.signals.err },
 	}
 }
 
-func (fio *FilterIO) open(streams *IO) ([]stages.Input, func(), error) {
-	if len(fio.Files) == 0 {
-		return []stages.Input{{Name: "-", Reader: streams.In}}, func() {}, nil
+// filterError gives an input or output that could not be opened its exit status.
+func filterError(err error) error {
+	if _, ok := errors.AsType[*filters.OpenError](err); ok {
+		return Wrap(ExitUsage, err)
 	}
-	var inputs []stages.Input
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	for _, name := range fio.Files {
-		if name == "-" {
-			inputs = append(inputs, stages.Input{Name: "-", Reader: streams.In})
-			continue
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			closeAll()
-			return nil, nil, Fail(ExitUsage, err.Error())
-		}
-		files = append(files, f)
-		inputs = append(inputs, stages.Input{Name: name, Reader: f})
-	}
-	return inputs, closeAll, nil
-}
-
-// openOutput returns where to write: stdout, or a temporary file beside path that commit
-// renames over path once the output is complete, so that path is never left half-written.
-// The stop signals are watched (signalWatch) before the temporary file exists, so that
-// none can end the process before commit removes it.
-func openOutput(path string, streams *IO) (io.Writer, func(complete bool, err error) error, error) {
-	if path == "" || path == "-" {
-		return streams.Out, func(_ bool, err error) error { return err }, nil
-	}
-	streams.signals.context()
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return nil, nil, Fail(ExitUsage, err.Error())
-	}
-	commit := func(complete bool, err error) error {
-		cerr := tmp.Close()
-		if complete && cerr == nil {
-			// A complete output (even one with reported bad lines) replaces the file.
-			if rerr := os.Rename(tmp.Name(), path); rerr != nil {
-				os.Remove(tmp.Name())
-				return rerr
-			}
-			return err
-		}
-		os.Remove(tmp.Name())
-		if err == nil {
-			err = cerr
-		}
-		return err
-	}
-	return tmp, commit, nil
+	return err
 }

@@ -1,12 +1,7 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
-	"time"
-
-	"github.com/basecontext/base-context/agent/session"
-	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -21,63 +16,11 @@ type HeaderCmd struct {
 	Seq       bool   `help:"Add \"seq\", counting the events after the header from 1, after \"type\" (and \"sessionId\")."`
 }
 
-// Help is the long help of `filter header --help`.
-func (c *HeaderCmd) Help() string {
-	return `A stream that starts with a session header passes through unchanged (with --force, the
-fields given explicitly are replaced in it); any other stream gets a new header first. An empty
-stream becomes just the header. A later "session" line (streams joined together) passes
-through, and its id is the one stamped from there on.
-
-Examples:
-
-  base-context filter header --id 0190c2a4-... recorded.jsonl > with-header.jsonl
-  base-context --mode json "List files" | base-context filter header --stamp --seq | jq -c '{seq, sessionId, type}'`
-}
-
 // Run runs the filter.
 func (c *HeaderCmd) Run(streams *IO) error {
-	opts, err := c.options()
+	opts, err := filters.Header{ID: c.ID, Cwd: c.Cwd, Timestamp: c.Timestamp, Force: c.Force, Stamp: c.Stamp, Seq: c.Seq}.Options()
 	if err != nil {
-		return err
+		return Wrap(ExitUsage, err)
 	}
 	return c.run(streams, stages.NewHeader(opts))
-}
-
-// options fills the defaults and notes which fields were given, for --force.
-func (c *HeaderCmd) options() (stages.HeaderOptions, error) {
-	h := codec.Header{Version: session.Version, ID: c.ID, Cwd: c.Cwd}
-	var given []string
-	if c.ID != "" {
-		given = append(given, "id")
-	} else {
-		h.ID = session.NewID()
-	}
-	if c.Timestamp != "" {
-		t, err := time.Parse(time.RFC3339Nano, c.Timestamp)
-		if err != nil {
-			return stages.HeaderOptions{}, Fail(ExitUsage, "--timestamp: expected RFC 3339 like 2026-12-02T14:02:42.971Z: "+err.Error())
-		}
-		h.Timestamp = session.NowISO(t)
-		given = append(given, "timestamp")
-	} else {
-		h.Timestamp = session.NowISO(time.Now())
-	}
-	var err error
-	if c.Cwd != "" {
-		h.Cwd, err = filepath.Abs(c.Cwd)
-		given = append(given, "cwd")
-	} else {
-		h.Cwd, err = os.Getwd()
-	}
-	if err != nil {
-		return stages.HeaderOptions{}, Fail(ExitUsage, err.Error())
-	}
-	if c.Force && len(given) == 0 {
-		return stages.HeaderOptions{}, Fail(ExitUsage, "--force replaces the fields given by --id, --cwd or --timestamp: give at least one")
-	}
-	opts := stages.HeaderOptions{Header: h, Stamp: c.Stamp, Seq: c.Seq}
-	if c.Force {
-		opts.Replace = given
-	}
-	return opts, nil
 }

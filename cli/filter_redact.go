@@ -1,12 +1,7 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"strings"
-	"text/tabwriter"
-
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
@@ -21,21 +16,6 @@ type RedactRuleFlags struct {
 	NoDefaultRules bool     `help:"Use no built-in rule: only the patterns, literals and environment values given."`
 }
 
-// Help is the long help of `filter redact`.
-func (c *RedactCmd) Help() string {
-	return `Every string of every event (keys in arrays included) is decoded, scanned by the rules
-(--list-rules shows them) and, where a secret matches, re-encoded with [REDACTED:<rule>];
-every other byte of the line stays as it was. Text, thinking and tool-argument deltas of one
-block are redacted as one stream, so a secret split across deltas is caught too.
-
-Examples:
-
-  base-context filter redact run.jsonl > run.redacted.jsonl
-  base-context --mode json "Deploy it" | base-context filter redact --env DEPLOY_TOKEN | tee run.jsonl
-  base-context filter redact --pattern 'TICKET-[0-9]{4,}' --literal corp-vpn-2291 --report run.jsonl
-  base-context filter redact --no-default-rules --rules github-pat,aws-access-key-id run.jsonl`
-}
-
 // RedactCmd is `filter redact`.
 type RedactCmd struct {
 	FilterIO
@@ -47,11 +27,7 @@ type RedactCmd struct {
 // Run runs the filter.
 func (c *RedactCmd) Run(streams *IO) error {
 	if c.ListRules {
-		tw := tabwriter.NewWriter(streams.Out, 2, 8, 2, ' ', 0)
-		for _, r := range redact.Rules() {
-			fmt.Fprintf(tw, "%s\t%s\n", r.ID, r.Description)
-		}
-		return tw.Flush()
+		return filters.WriteRules(streams.Out)
 	}
 	r, err := c.RedactRuleFlags.redactor(streams, "", nil)
 	if err != nil {
@@ -68,51 +44,12 @@ func (c *RedactCmd) Run(streams *IO) error {
 // flagPrefix is what the flags' names start with after "--" ("redact-" in the agent), for
 // the messages.
 func (f *RedactRuleFlags) redactor(streams *IO, flagPrefix string, extra []string) (*redact.Redactor, error) {
-	opts := redact.Options{Patterns: f.Pattern, NoDefaultRules: f.NoDefaultRules}
-	if f.Rules != "" && !f.NoDefaultRules {
-		opts.Rules = []string{}
-		for _, id := range strings.Split(f.Rules, ",") {
-			if id = strings.TrimSpace(id); id != "" {
-				opts.Rules = append(opts.Rules, id)
-			}
-		}
-	}
-	for _, v := range f.Literal {
-		opts.Literals = append(opts.Literals, redact.Literal{ID: "literal", Value: v})
-	}
-	for _, name := range f.Env {
-		v := streams.Getenv(name)
-		if len(v) < redact.MinLiteral {
-			// Nothing to protect, or too short to redact without mangling ordinary text.
-			fmt.Fprintf(streams.Err, "redact: --%senv %s: not set or shorter than %d bytes, not redacted\n", flagPrefix, name, redact.MinLiteral)
-			continue
-		}
-		opts.Literals = append(opts.Literals, redact.Literal{ID: "env:" + name, Value: v})
-	}
-	for _, v := range extra {
-		if len(v) >= redact.MinLiteral {
-			opts.Literals = append(opts.Literals, redact.Literal{ID: "api-key", Value: v})
-		}
-	}
-	r, err := redact.New(opts)
-	if err != nil {
-		var pe *redact.PatternError
-		if errors.As(err, &pe) {
-			return nil, Fail(ExitUsage, fmt.Sprintf("--%spattern %q: %v", flagPrefix, pe.Pattern, pe.Err))
-		}
-		return nil, Fail(ExitUsage, err.Error())
-	}
-	return r, nil
+	r, err := filters.Redaction{
+		Patterns: f.Pattern, Literals: f.Literal, Env: f.Env, Rules: f.Rules, NoDefaultRules: f.NoDefaultRules,
+		APIKeys: extra, FlagPrefix: flagPrefix,
+	}.Redactor(streams.Getenv, streams.Err)
+	return r, Wrap(ExitUsage, err)
 }
 
-// printRedactReport writes one line per rule that redacted something.
-func printRedactReport(w io.Writer, r *redact.Redactor) {
-	counts := r.Counts()
-	if len(counts) == 0 {
-		fmt.Fprintln(w, "redacted nothing")
-		return
-	}
-	for _, c := range counts {
-		fmt.Fprintf(w, "redacted %d× %s\n", c.Count, c.ID)
-	}
-}
+// printRedactReport is the report of --report and the agent's --redact-report.
+var printRedactReport = filters.WriteRedactReport

@@ -14,46 +14,21 @@ type ValidateCmd struct {
 	Strict bool `help:"Also report names docs/stream.md does not define: event types, message roles, content block and update types."`
 }
 
-// Help is the long help of `filter validate --help`.
-func (c *ValidateCmd) Help() string {
-	return `Checks a stream, in either form, against its specification (docs/stream.md in the
-repository): the session header first; every line a JSON object; every known event, message
-and content block with its required fields of the right types; the orders of the stream
-(agent_start … agent_end, turn_start … turn_end, message_start before its updates and its end,
-per block start → deltas → end, tool execution start before its updates and end, compaction
-start before end); and in the delta form the messageId numbering (from 1, one per assistant
-message, repeated by its updates and end). Unknown event types, roles and block types are
-accepted unchecked (--strict reports them).
-
-Each violation is one line on stderr, "line N: <type>: <what>" (N counts the lines of all
-inputs as one stream), then a summary; the exit status is 1 when there was any. By default
-nothing is written on stdout; with --pass the stream goes through unchanged (lines that are
-not JSON objects too, unless --skip-invalid), so validate can sit inside a pipe.
-
-Examples:
-
-  base-context filter validate run.jsonl
-  base-context --mode json --json-deltas "List files" | base-context filter validate --pass | jq -c .`
-}
-
 // Run runs the filter.
 func (c *ValidateCmd) Run(streams *IO) error {
-	inputs, closeInputs, err := c.open(streams)
-	if err != nil {
-		return err
-	}
-	defer closeInputs()
-
-	v := stages.NewValidator(stages.ValidateOptions{
-		Strict: c.Strict, SkipInvalid: c.SkipInvalid,
-		Report: func(x stages.Violation) { fmt.Fprintln(streams.Err, x) },
-	})
+	var v *stages.Validator
 	// The validator reports lines that are not JSON objects itself, as violations, and
 	// drops them itself with --skip-invalid, so that every line keeps its number.
-	if _, err := c.write(streams, !c.Pass, func(lw *codec.LineWriter) (stages.RunStats, error) {
-		return stages.Run(inputs, lw, v, stages.RunOptions{})
+	job := c.job(streams, !c.Pass)
+	job.SkipInvalid = false
+	if _, err := job.Run(func(inputs []stages.Input, lw *codec.LineWriter, opts stages.RunOptions) (stages.RunStats, error) {
+		v = stages.NewValidator(stages.ValidateOptions{
+			Strict: c.Strict, SkipInvalid: c.SkipInvalid,
+			Report: func(x stages.Violation) { opts.Report(x.String()) },
+		})
+		return stages.Run(inputs, lw, v, stages.RunOptions{BeforeWait: opts.BeforeWait})
 	}); err != nil {
-		return err
+		return filterError(err)
 	}
 	r := v.Result()
 	what := nounCount(r.Lines, "line")

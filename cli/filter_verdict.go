@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"os"
 
-	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -42,7 +41,7 @@ func (r *RunFacts) check() error {
 // options returns the verdict options these facts give; read gets how reading --stderr went.
 func (r *RunFacts) options(read *stderrRead) stages.VerdictOptions {
 	return stages.VerdictOptions{Gated: r.Gated, RunError: func() string {
-		reason, err := lastErrorLine(r.Stderr)
+		reason, err := filters.LastErrorLine(r.Stderr)
 		read.err = err
 		return reason
 	}}
@@ -70,34 +69,6 @@ func (r *RunFacts) verdictStatus(read *stderrRead, err error, v func() stages.Ve
 	return err
 }
 
-// Help is the long help of `filter verdict --help`.
-func (c *VerdictCmd) Help() string {
-	return `Decides how the recorded run ended, by the exit-status rules of docs/stream.md, instead
-of trusting agent_end; exits with the status the run should have had and prints one JSON line.
-Both the full and the delta form give the same verdict.
-
-  0    completed: the terminal assistant message ended stop, length or toolUse, gates (if
-       any) passed
-  1    failed: a run ended in error or aborted and no retry recovered it, a compaction failed,
-       or the stream was cut mid-run (truncated: no agent_end, a retry or tool never finished)
-  3    stopped before it finished: --stderr names a limit ("<limit> reached (<used>/<max>)"),
-       or prompts were still queued when the stream ended
-  4    a gate failed in the last gate run, or no gate ran after the agent's last message
-  129  hung up, 130 interrupted, 143 terminated (only from --stderr)
-
-The summary line has these members (those marked ? are left out when empty; usage and cost
-are summed over every assistant message):
-
-  {"status","reason"?,"stopReason"?,"errorMessage"?,"sessionId"?,"truncated","turns",
-   "toolCalls":{NAME:{"calls","errors","refused"?}},"retries","compactions","usage"}
-
-Examples:
-
-  base-context filter verdict run.jsonl
-  base-context --mode json "Fix the tests" 2>run.err | tee run.jsonl | base-context filter verdict --stderr run.err
-  base-context filter verdict run.jsonl | jq -r '.status'`
-}
-
 // verdictExit maps a verdict status to the exit status of the run.
 var verdictExit = map[string]int{
 	stages.VerdictCompleted:   ExitOK,
@@ -121,31 +92,4 @@ func (c *VerdictCmd) Run(streams *IO) error {
 		return v
 	})
 	return c.verdictStatus(&read, err, v.Summary, true)
-}
-
-// lastErrorLine returns the reason of the last "error: <reason>" line of the file at path,
-// "" for no path or no such line.
-func lastErrorLine(path string) (string, error) {
-	if path == "" {
-		return "", nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	var reason string
-	lr := codec.NewLineReader(f)
-	for {
-		line, err := lr.ReadLine()
-		if err == io.EOF {
-			return reason, nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if r, ok := bytes.CutPrefix(line, []byte("error: ")); ok {
-			reason = string(bytes.TrimSpace(r))
-		}
-	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"github.com/basecontext/base-context/internal/cmdline"
 	"reflect"
 	"strings"
 	"testing"
@@ -185,7 +186,7 @@ func parseOutcome(parser *kong.Kong, out, errw *bytes.Buffer, args []string) (ou
 			outcome = fmt.Sprintf("exit %d; stdout %q; stderr %q", req.code, out, errw)
 		}
 	}()
-	typo := checkCommandTypo(parser, args)
+	typo := cmdline.CheckCommandTypo(parser.Model, args, defaultCommand)
 	ctx, err := parser.Parse(args)
 	if err != nil {
 		return fmt.Sprintf("typo check %v; error %v; stdout %q; stderr %q", typo, err, out, errw)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"github.com/basecontext/base-context/internal/cmdline"
 	"testing"
 )
 
@@ -32,7 +33,7 @@ func TestCheckCommandTypo(t *testing.T) {
 		{[]string{"--", "sesions"}, false},
 		{[]string{"Fix", "the", "tests"}, false},
 	} {
-		err := checkCommandTypo(parser, c.args)
+		err := cmdline.CheckCommandTypo(parser.Model, c.args, defaultCommand)
 		if (err != nil) != c.refused {
 			t.Errorf("%q: error %v, want refused %v", c.args, err, c.refused)
 		}

@@ -11,8 +11,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"sync/atomic"
+
+	"github.com/basecontext/base-context/internal/candidates"
 )
 
 // Redactor holds a compiled rule set: the built-in rules chosen, --pattern regexps and
@@ -103,7 +104,7 @@ func New(opts Options) (*Redactor, error) {
 		for _, id := range opts.Rules {
 			k := slices.Index(r.ids[:numBuiltinRules], id)
 			if k < 0 {
-				return nil, fmt.Errorf("unknown rule %q (the rules are: %s)", id, strings.Join(r.ids[:numBuiltinRules], ", "))
+				return nil, fmt.Errorf("unknown rule %q (the rules are: %s)", id, candidates.Join(r.ids[:numBuiltinRules]))
 			}
 			r.on[k] = true
 		}

@@ -21,6 +21,10 @@ type RunOptions struct {
 	SkipInvalid bool
 	// Report receives one message per invalid line; nil discards them.
 	Report func(msg string)
+	// BeforeWait, when set, is called whenever Run is about to wait for input, once out is
+	// flushed: a caller that buffers its messages (Report's) writes them out then too, so
+	// that they keep up with the lines they are about.
+	BeforeWait func() error
 }
 
 // RunStats counts what Run saw.
@@ -148,6 +152,9 @@ func Run(inputs []Input, out *codec.LineWriter, st Stage, opts RunOptions) (RunS
 				err := writeSpan()
 				if err == nil {
 					err = out.Flush()
+				}
+				if err == nil && opts.BeforeWait != nil {
+					err = opts.BeforeWait()
 				}
 				if err != nil {
 					return stats, err

@@ -18,7 +18,8 @@ type SelectOptions struct {
 	// Tools, when given, keeps only the tool execution events whose toolName is one of
 	// these; other events are not affected.
 	Tools []string
-	// NoHeader drops session headers, which are kept otherwise whatever Types says.
+	// NoHeader drops session headers, which are kept otherwise whatever Types says, but
+	// for Not with a type that matches "session".
 	NoHeader bool
 }
 
@@ -91,7 +92,8 @@ func (s *Select) keep(f *Frame) bool {
 	case typ == "":
 		return true
 	case typ == codec.TypeSession:
-		return !s.opts.NoHeader
+		// Kept whatever the types, unless dropped by name: --not session (or a prefix of it).
+		return !s.opts.NoHeader && !(s.opts.Not && len(s.opts.Types) > 0 && s.matches(typ))
 	}
 	if len(s.opts.Types) > 0 && s.matches(typ) == s.opts.Not {
 		return false

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/candidates"
 	"github.com/basecontext/base-context/internal/similar"
 	"github.com/basecontext/base-context/internal/userfile"
 )
@@ -307,7 +308,7 @@ func (r *Registry) Find(spec, providerName string) (Model, *ProviderConfig, erro
 	if providerName != "" {
 		p := r.provider(providerName)
 		if p == nil {
-			return Model{}, nil, fmt.Errorf("unknown provider %q (known: %s)", providerName, strings.Join(r.names(), ", "))
+			return Model{}, nil, fmt.Errorf("unknown provider %q (known: %s)", providerName, candidates.Join(r.names()))
 		}
 		id := strings.TrimPrefix(spec, providerName+"/")
 		if m, ok := p.model(id); ok {
@@ -340,7 +341,7 @@ func (r *Registry) Find(spec, providerName string) (Model, *ProviderConfig, erro
 	for _, p := range found {
 		names = append(names, p.Name+"/"+spec)
 	}
-	return Model{}, nil, fmt.Errorf("model %q is served by several providers: use one of %s", spec, strings.Join(names, ", "))
+	return Model{}, nil, fmt.Errorf("model %q is served by several providers: use one of %s", spec, candidates.Join(names))
 }
 
 func (r *Registry) names() []string {
@@ -350,9 +351,6 @@ func (r *Registry) names() []string {
 	}
 	return names
 }
-
-// maxSuggestions is how many similar models an unknown model's error names at most.
-const maxSuggestions = 10
 
 // unknown explains an unknown model, suggesting the models whose ids are like it: of its
 // provider p, or of all providers (p nil).
@@ -378,7 +376,7 @@ func (r *Registry) unknown(spec string, p *ProviderConfig) error {
 	}
 	msg := fmt.Sprintf("unknown model %q", spec)
 	if len(names) > 0 {
-		return fmt.Errorf("%s; did you mean %s? `base-context models` lists the known models; add others to models.json", msg, similar.List(names, maxSuggestions))
+		return fmt.Errorf("%s; did you mean %s? `base-context models` lists the known models; add others to models.json", msg, candidates.Join(names))
 	}
 	return errors.New(msg + "; `base-context models` lists the known models; add others to models.json")
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"github.com/basecontext/base-context/internal/candidates"
 	"github.com/basecontext/base-context/internal/similar"
 	"io"
 	"os"
@@ -205,7 +206,7 @@ type AmbiguousError struct {
 
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("session id %q is ambiguous: %d sessions match it: %s",
-		e.Query, len(e.Candidates), strings.Join(e.Candidates, ", "))
+		e.Query, len(e.Candidates), candidates.Join(e.Candidates))
 }
 
 // NotFoundError is an id that neither is nor starts any id; Closest are the ids that look

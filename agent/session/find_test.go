@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -195,5 +196,25 @@ func TestCreateFork(t *testing.T) {
 	}
 	if _, err := CreateFork(dir, h, l, nil); !errors.Is(err, os.ErrExist) {
 		t.Errorf("forking onto an existing id: %v", err)
+	}
+}
+
+// An ambiguous prefix among many sessions names ten of them and counts the rest: among
+// 20,000 the message was a 760 KB line.
+func TestAmbiguousPrefixListsAtMostTenSessions(t *testing.T) {
+	var ids []string
+	for i := range 20000 {
+		ids = append(ids, fmt.Sprintf("0192a1b2-%08d", i))
+	}
+	_, err := Match(ids, "0192")
+	if err == nil {
+		t.Fatal("no error for a prefix of every id")
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "0192a1b2-"); n != 10 {
+		t.Errorf("%d ids listed, want 10: %.300s", n, msg)
+	}
+	if !strings.Contains(msg, "20000 sessions match it") || !strings.HasSuffix(msg, "… and 19990 more") {
+		t.Errorf("message %q does not say how many more", msg)
 	}
 }

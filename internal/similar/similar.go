@@ -3,7 +3,6 @@
 package similar
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -62,12 +61,4 @@ func Closest(query string, names []string) []string {
 		out[i] = f.name
 	}
 	return out
-}
-
-// List joins at most max names, saying how many more there are: "a, b, c and 4 more".
-func List(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }

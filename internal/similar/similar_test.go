@@ -48,13 +48,3 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
-
-func TestList(t *testing.T) {
-	names := []string{"a", "b", "c", "d", "e"}
-	if got := List(names, 5); got != "a, b, c, d, e" {
-		t.Errorf("List(5) = %q", got)
-	}
-	if got := List(names, 3); got != "a, b, c and 2 more" {
-		t.Errorf("List(3) = %q", got)
-	}
-}

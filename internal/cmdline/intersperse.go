@@ -1,0 +1,119 @@
+// Package cmdline is the machinery of base-context's command line over kong's model of it:
+// flags anywhere among the arguments, and the man page.
+package cmdline
+
+import (
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// Intersperse moves the flags (with their values) that follow a command's first positional
+// argument in front of it, so that flags may come anywhere among the positionals, as with
+// gh, rg or jq: kong ends a positional list at the first flag. The arguments up to the first
+// positional (the command's name, its subcommands', the flags before them) keep their
+// order; `--` still ends the flags: what follows it stays positional, after the others, so
+// a prompt such as "-x" goes after it. A command whose positional is a
+// passthrough (it takes every argument as it comes) is left alone. Before a command is
+// named the default command's flags count too (withDefault names it: the command kong runs
+// when none is named).
+func Intersperse(app *kong.Application, args []string, withDefault string) []string {
+	node := app.Node
+	first := -1 // index of the first positional
+	var flags, positionals []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if first < 0 {
+				return args
+			}
+			// kong takes `--` only before a positional list: the positionals go after it.
+			return join(args[:first], flags, []string{"--"}, positionals, args[i+1:])
+		case strings.HasPrefix(a, "-") && a != "-":
+			end := i + 1
+			if takesValue(node, app.Node, withDefault, a) && end < len(args) {
+				end++
+			}
+			if first >= 0 {
+				flags = append(flags, args[i:end]...)
+			}
+			i = end - 1
+		case first < 0 && child(node, a) != nil:
+			node = child(node, a)
+			if len(node.Positional) > 0 && node.Positional[0].Passthrough {
+				return args
+			}
+		default:
+			if first < 0 {
+				first = i
+			}
+			positionals = append(positionals, a)
+		}
+	}
+	if first < 0 {
+		return args
+	}
+	return join(args[:first], flags, positionals, nil)
+}
+
+func join(parts ...[]string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// child is node's subcommand named name (or aliased so), nil when there is none.
+func child(node *kong.Node, name string) *kong.Node {
+	for _, c := range node.Children {
+		if c.Type != kong.CommandNode {
+			continue
+		}
+		if c.Name == name {
+			return c
+		}
+		for _, alias := range c.Aliases {
+			if alias == name {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// takesValue reports whether the flag arg (as written: --name, -x) of node, its parents, or
+// the default command when none is named is one that takes the next argument as its value:
+// not a bool or a counter, and not written --name=value or -xVALUE.
+func takesValue(node, root *kong.Node, withDefault, arg string) bool {
+	if strings.Contains(arg, "=") || !strings.HasPrefix(arg, "--") && len(arg) != 2 {
+		return false
+	}
+	nodes := []*kong.Node{}
+	for n := node; n != nil; n = n.Parent {
+		nodes = append(nodes, n)
+	}
+	if node == root {
+		if d := child(root, withDefault); d != nil {
+			nodes = append(nodes, d)
+		}
+	}
+	for _, n := range nodes {
+		for _, f := range n.Flags {
+			if arg == "--"+f.Name || f.Short != 0 && arg == "-"+string(f.Short) || hasAlias(f, arg) {
+				return !f.IsBool() && !f.IsCounter()
+			}
+		}
+	}
+	return false
+}
+
+func hasAlias(f *kong.Flag, arg string) bool {
+	for _, a := range f.Aliases {
+		if arg == "--"+a {
+			return true
+		}
+	}
+	return false
+}
