@@ -1,6 +1,9 @@
 package codec
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Content is one content block of a message: *TextContent, *ThinkingContent,
 // *ImageContent or *ToolCall.
@@ -20,6 +23,22 @@ type ThinkingContent struct {
 	Thinking          string `json:"thinking"`
 	ThinkingSignature string `json:"thinkingSignature,omitempty"`
 	Redacted          bool   `json:"redacted,omitempty"`
+}
+
+// ImageType is the media type of an image the models take (png, jpeg, gif, webp), known by
+// its first bytes; "" for anything else.
+func ImageType(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
+		return "image/jpeg"
+	case bytes.HasPrefix(data, []byte("GIF87a")), bytes.HasPrefix(data, []byte("GIF89a")):
+		return "image/gif"
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
 }
 
 // ImageContent is a base64 image block.

@@ -86,7 +86,7 @@ func Gather(in Input) (*Prompts, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read @%s: %w", name, err)
 		}
-		if mime := ImageType(data); mime != "" {
+		if mime := codec.ImageType(data); mime != "" {
 			// The text names the image where it stands; the image follows the text.
 			fmt.Fprintf(&prefix, "<file name=%q></file>\n", name)
 			images = append(images, &codec.ImageContent{MimeType: mime, Data: base64.StdEncoding.EncodeToString(data)})
@@ -134,22 +134,6 @@ func Gather(in Input) (*Prompts, error) {
 func fileArg(arg string) (string, bool) {
 	name, ok := strings.CutPrefix(arg, "@")
 	return name, ok && name != "" && !strings.ContainsAny(name, " \t\n")
-}
-
-// ImageType is the media type of an image the models take (png, jpeg, gif, webp), known by
-// its first bytes; "" for anything else.
-func ImageType(data []byte) string {
-	switch {
-	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
-		return "image/png"
-	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
-		return "image/jpeg"
-	case bytes.HasPrefix(data, []byte("GIF87a")), bytes.HasPrefix(data, []byte("GIF89a")):
-		return "image/gif"
-	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
-		return "image/webp"
-	}
-	return ""
 }
 
 // readStdin reads stdin to its end, at most userfile.PromptFileMax bytes. With wait > 0, a

@@ -55,7 +55,7 @@ func TestImageType(t *testing.T) {
 		"\x89PNG\r\n\x1a\nrest": "image/png", "\xff\xd8\xff\xe0": "image/jpeg", "GIF87a": "image/gif", "GIF89a": "image/gif",
 		"RIFF\x00\x00\x00\x00WEBPVP8 ": "image/webp", "RIFF\x00\x00\x00\x00WAVE": "", "PNG": "", "": "", "%PDF-1.7": "",
 	} {
-		if got := ImageType([]byte(data)); got != want {
+		if got := codec.ImageType([]byte(data)); got != want {
 			t.Errorf("ImageType(%q) = %q, want %q", data, got, want)
 		}
 	}

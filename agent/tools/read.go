@@ -39,22 +39,6 @@ func (*readTool) Name() string                { return "read" }
 func (*readTool) Description() string         { return readDescription }
 func (*readTool) Parameters() json.RawMessage { return objectSchema(readParams) }
 
-// sniffImage returns the MIME type of a PNG, JPEG, GIF or WebP image from its first bytes,
-// or "" for anything else.
-func sniffImage(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return "image/png"
-	case bytes.HasPrefix(b, []byte("\xff\xd8\xff")):
-		return "image/jpeg"
-	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
-		return "image/gif"
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return "image/webp"
-	}
-	return ""
-}
-
 func (t *readTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.ToolResult)) (Result, error) {
 	a, err := parseArgs("read", raw)
 	if err != nil {
@@ -101,7 +85,7 @@ func (t *readTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 		return Result{}, fmt.Errorf("cannot read %s: %v", path, err)
 	}
 	head = head[:n]
-	if mime := sniffImage(head); mime != "" {
+	if mime := codec.ImageType(head); mime != "" {
 		return readImage(f, fi, path, mime)
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
