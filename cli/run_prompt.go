@@ -33,7 +33,7 @@ func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Stat
 		in.Stdin = streams.In
 	}
 	ps, err := prompt.Gather(in)
-	if errors.Is(err, prompt.Stopped) {
+	if errors.Is(err, prompt.ErrStopped) {
 		if stopped := streams.signals.err(); stopped != nil {
 			return nil, stopped
 		}

@@ -44,12 +44,12 @@ type Input struct {
 	// Waiting, when not nil, is told when a wait for stdin without bound has lasted
 	// WaitingAfter: the run is not stuck, it waits for its input.
 	Waiting func()
-	// Done, when closed, ends the wait for stdin (a stop signal): Gather returns Stopped.
+	// Done, when closed, ends the wait for stdin (a stop signal): Gather returns ErrStopped.
 	Done <-chan struct{}
 }
 
-// Stopped is Gather's error when Done ended its wait for stdin.
-var Stopped = errors.New("stopped while waiting for stdin")
+// ErrStopped is Gather's error when Done ended its wait for stdin.
+var ErrStopped = errors.New("stopped while waiting for stdin")
 
 // Prompts are the run's prompts: the first, with the files and stdin, and the ones that
 // follow it.
@@ -183,7 +183,7 @@ func readStdin(r io.Reader, wait time.Duration, warn func(string), waiting func(
 		case <-slow:
 			waiting()
 		case <-done:
-			return "", Stopped
+			return "", ErrStopped
 		}
 		slow = nil
 	}
@@ -195,13 +195,13 @@ func readStdin(r io.Reader, wait time.Duration, warn func(string), waiting func(
 		}
 		return "", nil
 	case <-done:
-		return "", Stopped
+		return "", ErrStopped
 	}
 	select {
 	case res := <-whole:
 		return res.text, res.err
 	case <-done:
-		return "", Stopped
+		return "", ErrStopped
 	}
 }
 
