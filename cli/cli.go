@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/cmdline"
 	"github.com/basecontext/base-context/internal/pipes"
 	"github.com/basecontext/base-context/terminal"
@@ -40,6 +41,12 @@ type IO struct {
 
 	signals *signalWatch // set by Run: the stop signals, for the commands that ask
 }
+
+// home is base-context's own folder (control.Home) in this environment.
+func (s *IO) home() control.Home { return control.HomeOf(s.Getenv) }
+
+// warn prints a warning on stderr.
+func (s *IO) warn(msg string) { fmt.Fprintf(s.Err, "warning: %s\n", msg) }
 
 // CLI is the whole command line.
 type CLI struct {
@@ -110,7 +117,7 @@ func parserOptions(streams IO) []kong.Option {
 		kong.Vars{"tools": strings.Join(tools.Names(), ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(printHelp),
-		kong.PostBuild(longHelp),
+		cmdline.LongHelp(helpTexts, "help/", defaultCommand, exitStatuses),
 		kong.ExplicitGroups(runFlagGroups),
 		kong.Bind(&streams),
 	}

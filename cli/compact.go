@@ -52,7 +52,7 @@ func (c *CompactCmd) Run(streams *IO) error {
 	if l.ModelID != "" {
 		saved = cmp.Or(l.Provider, provider.APIScript) + "/" + l.ModelID
 	}
-	model, prov, err := c.ModelFlags.resolve(streams, newModelsFile(streams), saved)
+	model, prov, err := c.ModelFlags.resolve(streams, newModels(streams), saved)
 	if err != nil {
 		return err
 	}

@@ -5,9 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -100,7 +97,7 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 // run runs the agent on the prompts, writing the stream (json) or the answer (text) to
 // streams.Out. resident is the background process of a --detach run, nil otherwise.
 func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *control.Resident) (err error) {
-	models := newModelsFile(streams)
+	models := newModels(streams)
 	// From here every text for stderr goes through the status line, redacted (status.go).
 	status, streams := c.StatusFlags.start(streams, c.Mode, c.StreamIdleTimeout, c.stderrRedaction(streams, models))
 	defer status.Close()
@@ -120,15 +117,15 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if err != nil {
 		return err
 	}
-	defer p.redaction.printReport(streams)
+	defer printRunReport(streams, p.redaction)
 	// A new session, or the one --resume, --continue or --fork names, registered (run_sessions.go).
 	sess, err := c.openSession(streams, p)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	header, store := sess.Header, p.redaction.store(sess.Store)
-	pruneOutputs(streams)
+	header, store := sess.Header, p.redaction.Store(sess.Store)
+	streams.home().PruneOutputs()
 	store.AppendModelChange(p.model.Provider, p.model.ID)
 	store.AppendThinkingLevel(c.Thinking)
 
@@ -202,26 +199,13 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	// Text mode prints the answer of a completed run only: an interrupted or failed run has
 	// none (its reason goes to stderr), not even the text received so far.
 	if c.Mode == "text" && !answer.Wrote() {
-		if text := p.redaction.answer(text); text != "" {
+		if text := p.redaction.Answer(text); text != "" {
 			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-func finalText(m *codec.AssistantMessage) string {
-	if m == nil {
-		return ""
-	}
-	var parts []string
-	for _, c := range m.Content {
-		if t, ok := c.(*codec.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "")
 }
 
 func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
@@ -245,38 +229,7 @@ func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
 }
 
 func (c *RunCmd) sessionDir(streams *IO) string {
-	return cmp.Or(c.SessionDir, defaultSessionDir(streams))
-}
-
-// defaultSessionDir is where sessions are saved unless --session-dir says otherwise.
-func defaultSessionDir(streams *IO) string { return filepath.Join(homeDir(streams), "sessions") }
-
-// homeDir is base-context's own folder: $BASE_CONTEXT_HOME, else ~/.base-context. Without
-// either (no HOME), it is a private folder of the temporary directory, never the working
-// directory, where sessions would end up committed with the project: a --no-session run
-// registers there, and what keeps sessions refuses to start (checkHome, SessionDirFlag.check).
-func homeDir(streams *IO) string {
-	if h := streams.Getenv("BASE_CONTEXT_HOME"); h != "" {
-		return h
-	}
-	if home := userHome(streams); home != "" {
-		return filepath.Join(home, ".base-context")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("base-context-%d", os.Getuid()))
-}
-
-// userHome is the user's home folder, "" when it is unknown.
-func userHome(streams *IO) string {
-	if runtime.GOOS != "windows" && runtime.GOOS != "plan9" {
-		return streams.Getenv("HOME") // what os.UserHomeDir reads, through the injected environment
-	}
-	home, _ := os.UserHomeDir()
-	return home
-}
-
-// hasHome reports whether base-context has a home folder of the user's.
-func hasHome(streams *IO) bool {
-	return streams.Getenv("BASE_CONTEXT_HOME") != "" || userHome(streams) != ""
+	return cmp.Or(c.SessionDir, streams.home().Sessions())
 }
 
 // errNoHome is why sessions cannot be saved without a home folder.
@@ -285,7 +238,7 @@ var errNoHome = Fail(ExitUsage, "neither HOME nor BASE_CONTEXT_HOME is set, so t
 
 // checkHome refuses a run that would save its session without a home folder to put it in.
 func (c *RunCmd) checkHome(streams *IO) error {
-	if c.NoSession || c.SessionDir != "" || hasHome(streams) {
+	if c.NoSession || c.SessionDir != "" || control.HasHome(streams.Getenv) {
 		return nil
 	}
 	return errNoHome

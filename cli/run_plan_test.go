@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"syscall"
 	"testing"
@@ -31,44 +30,6 @@ func TestCommandsHoldNoState(t *testing.T) {
 	walk(t, reflect.TypeOf(CLI{}), "CLI")
 	if !seen[reflect.TypeOf(RedactFlags{})] || !seen[reflect.TypeOf(SessionFlags{})] || !seen[reflect.TypeOf(FilterIO{})] {
 		t.Fatal("the walk missed the run flags")
-	}
-}
-
-// models.json is read once however many times a run asks for the registry (its model, the
-// keys it redacts, the models rpc lists).
-func TestModelsFileIsReadOnce(t *testing.T) {
-	const key = "sk-local-" + "0123456789" // in two pieces, so that the source stays in the redaction's clean corpus
-	home := t.TempDir()
-	path := filepath.Join(home, "models.json")
-	if err := os.WriteFile(path, []byte(`{"providers":{"local":{"baseUrl":"http://localhost:1/v1","api":"openai-completions","apiKey":"`+key+`","models":[{"id":"m1"}]}}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	streams := &IO{Getenv: func(k string) string {
-		if k == "BASE_CONTEXT_HOME" {
-			return home
-		}
-		return ""
-	}}
-	models := newModelsFile(streams)
-	first, err := models.registry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(`not json`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	flags := ModelFlags{Model: "local/m1"}
-	if _, _, err := flags.resolve(streams, models, ""); err != nil {
-		t.Errorf("resolve read the file again: %v", err)
-	}
-	if again, err := models.registry(); again != first || err != nil {
-		t.Errorf("the registry was read again: %v", err)
-	}
-	if keys := flags.keys(models); len(keys) != 1 || keys[0] != key {
-		t.Errorf("keys = %q", keys)
-	}
-	if _, err := newModelsFile(streams).registry(); err == nil {
-		t.Error("a new run read the old file")
 	}
 }
 

@@ -28,7 +28,7 @@ type PromptFlags struct {
 func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Status, cwd string, model provider.Model) (*prompt.Prompts, error) {
 	in := prompt.Input{Args: c.Prompts, Cwd: cwd, WaitForStdin: c.Stdin, Done: ctx.Done(),
 		Waiting: func() { status.Show("waiting for stdin") },
-		Warn:    func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }}
+		Warn:    streams.warn}
 	if !streams.StdinIsTerminal && streams.In != nil {
 		in.Stdin = streams.In
 	}
@@ -79,8 +79,8 @@ func (f *PromptFlags) workDir() (string, error) {
 // be used are warnings on stderr.
 func (f *PromptFlags) systemPrompt(streams *IO, cwd string, toolNames []string) (string, error) {
 	text, err := prompt.System{Cwd: cwd, Tools: toolNames, Replace: f.SystemPrompt, Append: f.AppendSystemPrompt,
-		InstructionsHome: homeDir(streams), NoInstructions: f.NoContextFiles, Now: time.Now(),
-		Warn: func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }}.Build()
+		InstructionsHome: string(streams.home()), NoInstructions: f.NoContextFiles, Now: time.Now(),
+		Warn: streams.warn}.Build()
 	if err != nil {
 		return "", Fail(ExitUsage, err.Error())
 	}
