@@ -5,6 +5,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/basecontext/base-context/internal/signals"
 	"io"
 	"os"
 	"os/signal"
@@ -39,7 +40,7 @@ type IO struct {
 	// TerminalWidth is the number of columns of Err's terminal; nil: terminal.DefaultWidth.
 	TerminalWidth func() int
 
-	signals *signalWatch // set by Run: the stop signals, for the commands that ask
+	signals *signals.Watch // set by Run: the stop signals, for the commands that ask
 }
 
 // home is base-context's own folder (control.Home) in this environment.
@@ -128,8 +129,8 @@ func Run(args []string, streams IO) (code int) {
 	if streams.Getenv == nil {
 		streams.Getenv = func(string) string { return "" }
 	}
-	streams.signals = &signalWatch{}
-	defer streams.signals.stop()
+	streams.signals = &signals.Watch{}
+	defer streams.signals.Stop()
 	parser, err := parserFor(args, streams)
 	if err != nil {
 		fmt.Fprintf(streams.Err, "error: %v\n", err)

@@ -57,7 +57,7 @@ func (c *CompactCmd) Run(streams *IO) error {
 		return err
 	}
 
-	ctx := streams.signals.context()
+	ctx := streams.signals.Context()
 	out := codec.NewLineWriter(streams.Out)
 	ag := agent.New(agent.Config{
 		Provider: prov, Model: model, Store: f,
@@ -66,7 +66,7 @@ func (c *CompactCmd) Run(streams *IO) error {
 		HistoryEntryIDs: l.ContextEntryIDs(),
 	}, l.Context())
 	err = ag.Compact(ctx, c.Instructions)
-	if err := streams.signals.err(); err != nil {
+	if err := signalErr(streams.signals); err != nil {
 		return err
 	}
 	if err != nil {

@@ -35,7 +35,7 @@ func (c *RedactCmd) Run(streams *IO) error {
 	}
 	err = c.run(streams, stages.NewRedact(r))
 	if c.Report {
-		printRedactReport(streams.Err, r)
+		filters.WriteRedactReport(streams.Err, r)
 	}
 	return err
 }
@@ -50,6 +50,3 @@ func (f *RedactRuleFlags) redactor(streams *IO, flagPrefix string, extra []strin
 	}.Redactor(streams.Getenv, streams.Err)
 	return r, Wrap(ExitUsage, err)
 }
-
-// printRedactReport is the report of --report and the agent's --redact-report.
-var printRedactReport = filters.WriteRedactReport

@@ -91,10 +91,10 @@ func (c *AttachCmd) Run(streams *IO) error {
 	if err != nil {
 		return Wrap(ExitUsage, err)
 	}
-	ctx := streams.signals.context()
+	ctx := streams.signals.Context()
 	x, err := control.Follow(ctx, reg, id, streams.Out, c.FromNow)
 	if ctx.Err() != nil {
-		code, _, _ := streams.signals.exit() // detaching: the run goes on
+		code, _, _ := signalExit(streams.signals) // detaching: the run goes on
 		return Fail(code, "")
 	}
 	if err != nil || x.Code == ExitOK {

@@ -91,7 +91,7 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 		}
 		return c.detach(streams, set)
 	}
-	return c.run(streams.signals.context(), streams, set, nil)
+	return c.run(streams.signals.Context(), streams, set, nil)
 }
 
 // run runs the agent on the prompts, writing the stream (json) or the answer (text) to
@@ -129,29 +129,24 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	store.AppendModelChange(p.model.Provider, p.model.ID)
 	store.AppendThinkingLevel(c.Thinking)
 
-	// The output chain: the agent's full events go through the stages to one writer. Its
-	// first stage writes the session header ahead of the first event. The writer holds what
-	// a provider chunk produces until the agent flushes it, after the chunk.
-	out := codec.NewBatchWriter(streams.Out)
-	st := stages.Chain() // text mode writes no events
+	// The output chain (json mode): the agent's full events go through the stages to one
+	// writer. Its first stage writes the session header ahead of the first event. The writer
+	// holds what a provider chunk produces until the agent flushes it, after the chunk.
+	var events *stages.EventWriter // text mode writes no events
 	if c.Mode == "json" {
-		st = c.outputChain(p, *header)
+		events = stages.NewEventWriter(c.outputChain(p, *header), streams.Out)
 	}
-	write := func(f *stages.Frame) error { return f.WriteLine(out) }
 	status.SetModel(p.model.Provider + "/" + p.model.ID)
 	answer := c.answerStream(streams, p) // text mode on a terminal: the answer as it arrives
 	defer answer.Close()
 	emit := func(e codec.Event) error {
 		status.Event(e)
 		answer.Event(e)
-		if c.Mode != "json" {
-			return nil
-		}
-		return st.Push(stages.EventFrame(e), write)
+		return events.Event(e)
 	}
 
 	ag := agent.New(c.agentConfig(streams, p, header.ID, agent.Config{
-		Store: store, Emit: emit, Flush: out.Flush, Permission: perm, HistoryEntryIDs: sess.HistoryIDs,
+		Store: store, Emit: emit, Flush: events.Flush, Permission: perm, HistoryEntryIDs: sess.HistoryIDs,
 	}), sess.History)
 	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
 
@@ -164,10 +159,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if err := answer.Close(); err != nil && outcome.Err == nil {
 		outcome.Err = err
 	}
-	if err := st.Flush(write); err != nil && outcome.Err == nil {
-		outcome.Err = err
-	}
-	if err := out.Flush(); err != nil && outcome.Err == nil {
+	if err := events.Close(); err != nil && outcome.Err == nil {
 		outcome.Err = err
 	}
 	if outcome.SaveErr != nil {
@@ -179,7 +171,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if sess.StoppedByRequest() && outcome.Failed() {
 		return Fail(ExitFailure, "stopped by request")
 	}
-	if err := streams.signals.err(); err != nil {
+	if err := signalErr(streams.signals); err != nil {
 		return err
 	}
 	if err := c.LongRunFlags.exit(outcome); err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/basecontext/base-context/internal/signals"
 	"os"
 	"reflect"
 	"syscall"
@@ -36,24 +37,24 @@ func TestCommandsHoldNoState(t *testing.T) {
 // A stop signal cancels the context of the commands that asked for it, and the command's
 // exit status is the signal's.
 func TestSignalWatch(t *testing.T) {
-	var w signalWatch
-	defer w.stop()
-	ctx := w.context()
-	if w.err() != nil {
+	var w signals.Watch
+	defer w.Stop()
+	ctx := w.Context()
+	if signalErr(&w) != nil {
 		t.Fatal("a signal before any was sent")
 	}
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	<-ctx.Done()
-	if code, msg := exitCode(w.err()); code != ExitTerminated || msg != "terminated" {
+	if code, msg := exitCode(signalErr(&w)); code != ExitTerminated || msg != "terminated" {
 		t.Errorf("exit %d %q, want 143 terminated", code, msg)
 	}
-	if w.context() != ctx {
+	if w.Context() != ctx {
 		t.Error("a second watch")
 	}
-	var none *signalWatch
-	if none.context().Done() != nil || none.err() != nil {
+	var none *signals.Watch
+	if none.Context().Done() != nil || signalErr(none) != nil {
 		t.Error("a nil watch (a command run without Run) is cancelled")
 	}
 }

@@ -34,7 +34,7 @@ func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Stat
 	}
 	ps, err := prompt.Gather(in)
 	if errors.Is(err, prompt.Stopped) {
-		if stopped := streams.signals.err(); stopped != nil {
+		if stopped := signalErr(streams.signals); stopped != nil {
 			return nil, stopped
 		}
 		return nil, Fail(ExitFailure, err.Error())

@@ -4,6 +4,7 @@ import (
 	"github.com/basecontext/base-context/agent/provider"
 	"io"
 
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/internal/runredact"
 	"github.com/basecontext/base-context/redact"
 )
@@ -49,7 +50,7 @@ func quietUnless(warn bool, streams *IO) *IO {
 // printRunReport prints the stream's per-rule counts with --redact-report, once the run is over.
 func printRunReport(streams *IO, r *runredact.Set) {
 	if r != nil && r.Report {
-		printRedactReport(streams.Err, r.Stream)
+		filters.WriteRedactReport(streams.Err, r.Stream)
 	}
 }
 

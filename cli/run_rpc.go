@@ -27,7 +27,7 @@ func (c *RunCmd) validateRPC() error {
 // sessions and agents. Startup failures exit 2 before any line; the end of stdin lets the
 // current run finish (exit 0); SIGINT and SIGTERM abort it (130, 143); `stop` exits 1.
 func (c *RunCmd) runRPC(streams *IO, set settled) error {
-	ctx := streams.signals.context()
+	ctx := streams.signals.Context()
 	p, err := c.plan(streams, newModels(streams), set, nil)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 	if errors.As(err, &startup) {
 		return err // the session could not be opened: exit 2 before any line
 	}
-	code, msg, bySignal := streams.signals.exit()
+	code, msg, bySignal := signalExit(streams.signals)
 	switch {
 	case errors.Is(err, rpc.ErrStopped):
 		err = Fail(ExitFailure, "stopped by request")

@@ -100,7 +100,7 @@ func (c *RunCmd) detachedRun(streams *IO, set settled, id string) error {
 	c.Mode = "json" // the events file holds the JSON stream, whatever the foreground printed
 	out := *streams
 	out.Out = r
-	err = c.run(streams.signals.context(), &out, set, r)
+	err = c.run(streams.signals.Context(), &out, set, r)
 	code, msg := exitCode(err)
 	if werr := r.End(code, msg); werr != nil && err == nil {
 		err = werr
