@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"github.com/basecontext/base-context/agent"
 	"syscall"
 
 	"github.com/basecontext/base-context/internal/cmdline"
@@ -117,4 +118,19 @@ var verdictExit = map[string]int{
 	stages.VerdictHangup:      ExitHangup,
 	stages.VerdictInterrupted: ExitInterrupted,
 	stages.VerdictTerminated:  ExitTerminated,
+}
+
+// longRunExit maps how a long run ended to its exit status, or nil when the usual rules decide:
+// gates that failed or never ran exit 4, a failed compaction 1, a limit 3.
+func longRunExit(o agent.Outcome) error {
+	if g := o.Gates; g != nil && !g.Passed {
+		return Fail(ExitGate, o.GateFailure())
+	}
+	if o.CompactionErr != nil {
+		return Fail(ExitFailure, "compaction failed: "+o.CompactionErr.Error())
+	}
+	if o.Limit != nil {
+		return Fail(ExitLimit, o.Limit.Error())
+	}
+	return nil
 }

@@ -174,7 +174,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if err := signalErr(streams.signals); err != nil {
 		return err
 	}
-	if err := c.LongRunFlags.exit(outcome); err != nil {
+	if err := longRunExit(outcome); err != nil {
 		return err // gates (4), compaction (1), limits (3)
 	}
 	if outcome.Failed() {

@@ -94,18 +94,3 @@ func (f *LongRunFlags) apply(cfg agent.Config, dir string) agent.Config {
 	cfg.Gates = agent.GateSettings{Commands: f.Gate, Retries: f.GateRetries, Timeout: f.GateTimeout, Dir: dir}
 	return cfg
 }
-
-// exit maps how a long run ended to its exit status, or nil when the usual rules decide:
-// gates that failed or never ran exit 4, a failed compaction 1, a limit 3.
-func (f *LongRunFlags) exit(o agent.Outcome) error {
-	if g := o.Gates; g != nil && !g.Passed {
-		return Fail(ExitGate, o.GateFailure())
-	}
-	if o.CompactionErr != nil {
-		return Fail(ExitFailure, "compaction failed: "+o.CompactionErr.Error())
-	}
-	if o.Limit != nil {
-		return Fail(ExitLimit, o.Limit.Error())
-	}
-	return nil
-}

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/basecontext/base-context/agent/prompt"
 	"github.com/basecontext/base-context/agent/provider"
+	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/terminal"
 )
 
@@ -54,25 +53,11 @@ func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Stat
 
 // workDir is the directory the run works in: --cwd (made absolute), else the process's.
 func (f *PromptFlags) workDir() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", Fail(ExitUsage, err.Error())
+	dir, err := control.WorkDir(f.Cwd)
+	if _, bad := errors.AsType[*control.DirError](err); bad {
+		return "", Fail(ExitUsage, "--cwd: "+err.Error())
 	}
-	if f.Cwd == "" {
-		return wd, nil
-	}
-	dir := f.Cwd
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(wd, dir)
-	}
-	st, err := os.Stat(dir)
-	if err != nil {
-		return "", Fail(ExitUsage, fmt.Sprintf("--cwd: %v", err))
-	}
-	if !st.IsDir() {
-		return "", Fail(ExitUsage, fmt.Sprintf("--cwd: %s is not a directory", f.Cwd))
-	}
-	return filepath.Clean(dir), nil
+	return dir, Wrap(ExitUsage, err)
 }
 
 // systemPrompt is the run's system prompt (package prompt); instructions files that cannot

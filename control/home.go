@@ -62,3 +62,30 @@ func (h Home) Outputs(id string) string { return filepath.Join(string(h), "outpu
 func (h Home) PruneOutputs() {
 	tools.PruneOutputs(filepath.Join(string(h), "outputs"), time.Now().Add(-KeepEnded))
 }
+
+// WorkDir is the directory a run works in: dir (relative to the process's working
+// directory), else the process's own. An error that is not the process's is dir's.
+func WorkDir(dir string) (string, error) {
+	wd, err := os.Getwd()
+	if err != nil || dir == "" {
+		return wd, err
+	}
+	abs := dir
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(wd, abs)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", &DirError{err}
+	}
+	if !st.IsDir() {
+		return "", &DirError{fmt.Errorf("%s is not a directory", dir)}
+	}
+	return filepath.Clean(abs), nil
+}
+
+// DirError is why the directory given to WorkDir cannot be worked in.
+type DirError struct{ Err error }
+
+func (e *DirError) Error() string { return e.Err.Error() }
+func (e *DirError) Unwrap() error { return e.Err }
