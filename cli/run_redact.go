@@ -67,21 +67,12 @@ func (c *RunCmd) redactError(streams *IO, models *provider.Models, err error) er
 	return err
 }
 
-// stderrRedaction removes secrets from what the run writes to stderr, so that it carries no
-// more than the stream would after redaction: the API keys configured always, since a
-// provider may echo the key it was sent, and the tools' arguments may hold them; with
-// redaction on, whatever the rules find too. nil: nothing to remove.
+// stderrRedaction removes secrets from what the run writes to stderr (runredact.Stderr).
 func (c *RunCmd) stderrRedaction(streams *IO, models *provider.Models) func(string) string {
-	keys, rules := models.Keys(c.APIKey), c.RedactRule
-	if !c.RedactFlags.enabled() {
-		if keys = runredact.StderrKeys(keys); len(keys) == 0 {
-			return nil
-		}
-		rules = RedactRuleFlags{NoDefaultRules: true}
+	var rules *filters.Redaction
+	if c.RedactFlags.enabled() {
+		r := c.RedactRule.rules("redact-", nil)
+		rules = &r
 	}
-	r, err := rules.redactor(quietUnless(false, streams), "redact-", keys) // the stream's redactor warns
-	if err != nil {
-		return nil // the plan reports it
-	}
-	return r.RedactString
+	return runredact.Stderr(rules, models.Keys(c.APIKey), streams.Getenv)
 }
