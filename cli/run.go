@@ -178,11 +178,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		return err // gates (4), compaction (1), limits (3)
 	}
 	if outcome.Failed() {
-		msg := "the run ended without an answer"
-		if outcome.Final != nil && outcome.Final.ErrorMessage != "" {
-			msg = outcome.Final.ErrorMessage
-		}
-		return Fail(ExitFailure, msg)
+		return Fail(ExitFailure, outcome.FailureReason())
 	}
 	text, err := finalAnswer(p.schema, outcome.Final)
 	if err != nil {

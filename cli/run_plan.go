@@ -60,8 +60,8 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 	if p.model, p.prov, err = c.ModelFlags.resolve(streams, models, cmp.Or(p.source.Model(), set.model)); err != nil {
 		return nil, err
 	}
-	if err := c.LongRunFlags.checkModel(p.model); err != nil {
-		return nil, err
+	if err := agent.CheckBudget(c.MaxCost, p.model); err != nil {
+		return nil, Fail(ExitUsage, "--max-cost: "+err.Error())
 	}
 	toolset, err := c.toolset(tools.Options{Cwd: p.cwd}) // checked before the session starts
 	if err != nil {
