@@ -2,11 +2,9 @@ package cli
 
 import (
 	"github.com/basecontext/base-context/agent/provider"
-	"io"
 
 	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/internal/runredact"
-	"github.com/basecontext/base-context/redact"
 )
 
 // RedactFlags are the agent's redaction flags: the stage of `filter redact` in the output
@@ -32,19 +30,8 @@ func (c *RedactFlags) build(streams *IO, extraSecrets []string) (*runredact.Set,
 	if !c.enabled() {
 		return nil, nil
 	}
-	return runredact.NewSet(func(warn bool) (*redact.Redactor, error) {
-		return c.RedactRule.redactor(quietUnless(warn, streams), "redact-", extraSecrets)
-	}, c.RedactSession, c.RedactReport)
-}
-
-// quietUnless is streams, with stderr discarded unless warn.
-func quietUnless(warn bool, streams *IO) *IO {
-	if warn {
-		return streams
-	}
-	quiet := *streams
-	quiet.Err = io.Discard
-	return &quiet
+	s, err := runredact.New(c.RedactRule.rules("redact-", extraSecrets), streams.Getenv, streams.Err, c.RedactSession, c.RedactReport)
+	return s, Wrap(ExitUsage, err)
 }
 
 // printRunReport prints the stream's per-rule counts with --redact-report, once the run is over.

@@ -41,6 +41,17 @@ func NewSet(build func(warn bool) (*redact.Redactor, error), session, report boo
 	return s, nil
 }
 
+// New builds a run's engines of rules (NewSet): getenv reads the variables of rules.Env,
+// and warnings (the stream's alone) go to warnings.
+func New(rules filters.Redaction, getenv func(string) string, warnings io.Writer, session, report bool) (*Set, error) {
+	return NewSet(func(warn bool) (*redact.Redactor, error) {
+		if !warn {
+			return rules.Redactor(getenv, io.Discard)
+		}
+		return rules.Redactor(getenv, warnings)
+	}, session, report)
+}
+
 // Answer redacts the final answer that text mode prints, with the stream's rules.
 func (s *Set) Answer(text string) string {
 	if s == nil {
