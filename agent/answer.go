@@ -9,7 +9,7 @@ func (a *Agent) checkAnswer(final *codec.AssistantMessage) {
 	if a.cfg.CheckAnswer == nil || a.use.corrected {
 		return
 	}
-	if correction := a.cfg.CheckAnswer(answerText(final)); correction != "" {
+	if correction := a.cfg.CheckAnswer(AnswerText(final)); correction != "" {
 		a.use.corrected = true
 		a.FollowUp(correction)
 	}

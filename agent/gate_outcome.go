@@ -11,11 +11,10 @@ func (o Outcome) GateFailure() string {
 		why = o.Limit.Error()
 	case o.CompactionErr != nil:
 		why = "compaction failed: " + o.CompactionErr.Error()
+	case o.Failed() && o.Final != nil && o.Final.ErrorMessage != "":
+		why = "the run failed: " + o.FailureReason()
 	case o.Failed():
-		why = "the run ended without an answer"
-		if o.Final != nil && o.Final.ErrorMessage != "" {
-			why = "the run failed: " + o.Final.ErrorMessage
-		}
+		why = o.FailureReason()
 	}
 	g := o.Gates
 	if !g.Ran {
@@ -34,4 +33,13 @@ func (o Outcome) GateFailure() string {
 		msg += fmt.Sprintf(" (after %d retries)", g.Retries)
 	}
 	return msg
+}
+
+// FailureReason says why a failed run ended: the error of its final message, else that it
+// ended without an answer.
+func (o Outcome) FailureReason() string {
+	if o.Final != nil && o.Final.ErrorMessage != "" {
+		return o.Final.ErrorMessage
+	}
+	return "the run ended without an answer"
 }

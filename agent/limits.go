@@ -192,7 +192,7 @@ func (a *Agent) checkDone(ctx context.Context, out *Outcome) (finished bool) {
 		a.FollowUp(failed.prompt())
 		return false
 	}
-	if text := answerText(out.Final); saysDone(text) || (a.cfg.CheckAnswer != nil && a.cfg.CheckAnswer(text) == "") {
+	if text := AnswerText(out.Final); saysDone(text) || (a.cfg.CheckAnswer != nil && a.cfg.CheckAnswer(text) == "") {
 		return true // an answer in the required format is the final one
 	}
 	if max := a.cfg.Limits.MaxContinuations; max > 0 && a.use.continuations >= max {
@@ -204,8 +204,8 @@ func (a *Agent) checkDone(ctx context.Context, out *Outcome) (finished bool) {
 	return false
 }
 
-// answerText is the text of an assistant message, "" for none.
-func answerText(m *codec.AssistantMessage) string {
+// AnswerText is the text of an assistant message, "" for none.
+func AnswerText(m *codec.AssistantMessage) string {
 	if m == nil {
 		return ""
 	}

@@ -5,6 +5,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/basecontext/base-context/internal/signals"
 	"io"
 	"os"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/cmdline"
 	"github.com/basecontext/base-context/internal/pipes"
 	"github.com/basecontext/base-context/terminal"
@@ -38,8 +40,14 @@ type IO struct {
 	// TerminalWidth is the number of columns of Err's terminal; nil: terminal.DefaultWidth.
 	TerminalWidth func() int
 
-	signals *signalWatch // set by Run: the stop signals, for the commands that ask
+	signals *signals.Watch // set by Run: the stop signals, for the commands that ask
 }
+
+// home is base-context's own folder (control.Home) in this environment.
+func (s *IO) home() control.Home { return control.HomeOf(s.Getenv) }
+
+// warn prints a warning on stderr.
+func (s *IO) warn(msg string) { fmt.Fprintf(s.Err, "warning: %s\n", msg) }
 
 // CLI is the whole command line.
 type CLI struct {
@@ -110,7 +118,7 @@ func parserOptions(streams IO) []kong.Option {
 		kong.Vars{"tools": strings.Join(tools.Names(), ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(printHelp),
-		kong.PostBuild(longHelp),
+		cmdline.LongHelp(helpTexts, "help/", defaultCommand, exitStatuses),
 		kong.ExplicitGroups(runFlagGroups),
 		kong.Bind(&streams),
 	}
@@ -121,8 +129,8 @@ func Run(args []string, streams IO) (code int) {
 	if streams.Getenv == nil {
 		streams.Getenv = func(string) string { return "" }
 	}
-	streams.signals = &signalWatch{}
-	defer streams.signals.stop()
+	streams.signals = &signals.Watch{}
+	defer streams.signals.Stop()
 	parser, err := parserFor(args, streams)
 	if err != nil {
 		fmt.Fprintf(streams.Err, "error: %v\n", err)

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"cmp"
 	"errors"
-	"fmt"
 
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/provider"
-	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
 )
@@ -32,45 +29,23 @@ func (c *CompactCmd) Run(streams *IO) error {
 	if err := c.ModelFlags.validate(); err != nil {
 		return Fail(ExitUsage, err.Error())
 	}
-	dir := c.dir(streams)
-	path, err := control.FindSaved(dir, c.ID)
+	path, err := control.FindSaved(c.dir(streams), c.ID)
 	if err != nil {
 		return Wrap(ExitUsage, err)
 	}
-	f, l, err := session.Resume(path)
-	if err != nil {
-		if errors.Is(err, session.ErrLocked) {
-			return Fail(ExitUsage, fmt.Sprintf("session %s is being written by a run: compact it once the run has ended, or send it a /compact prompt", c.ID))
-		}
-		return Fail(ExitUsage, err.Error())
-	}
-	defer f.Close()
-	for _, w := range l.Warnings {
-		fmt.Fprintf(streams.Err, "warning: %s: %s\n", path, w)
-	}
-	saved := ""
-	if l.ModelID != "" {
-		saved = cmp.Or(l.Provider, provider.APIScript) + "/" + l.ModelID
-	}
-	model, prov, err := c.ModelFlags.resolve(streams, newModelsFile(streams), saved)
-	if err != nil {
-		return err
-	}
-
-	ctx := streams.signals.context()
 	out := codec.NewLineWriter(streams.Out)
-	ag := agent.New(agent.Config{
-		Provider: prov, Model: model, Store: f,
-		Emit:            func(e codec.Event) error { return out.WriteLine(e.AppendJSON(nil)) },
-		Compaction:      agent.CompactionSettings{Keep: c.Keep},
-		HistoryEntryIDs: l.ContextEntryIDs(),
-	}, l.Context())
-	err = ag.Compact(ctx, c.Instructions)
-	if err := streams.signals.err(); err != nil {
+	err = agent.CompactSaved(streams.signals.Context(), path, agent.SavedCompaction{
+		ID: c.ID, Instructions: c.Instructions, Keep: c.Keep, Warn: warn(streams),
+		Resolve: func(saved string) (provider.Model, provider.Provider, error) {
+			return c.ModelFlags.resolve(streams, newModels(streams), saved)
+		},
+		Emit: func(e codec.Event) error { return out.WriteLine(e.AppendJSON(nil)) },
+	})
+	if err := signalErr(streams.signals); err != nil {
 		return err
 	}
-	if err != nil {
-		return Fail(ExitFailure, "compaction failed: "+err.Error())
+	if _, failed := errors.AsType[*agent.CompactionError](err); failed {
+		return Fail(ExitFailure, err.Error())
 	}
-	return nil
+	return Wrap(ExitUsage, err) // the session could not be opened, or the model resolved
 }

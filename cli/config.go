@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/basecontext/base-context/agent"
+	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/settings"
 )
@@ -31,11 +32,11 @@ func (c *ConfigCmd) Run(streams *IO) error {
 	if err != nil {
 		return err
 	}
-	sources, err := settings.Apply(homeDir(streams), cwd, kctx)
+	sources, err := settings.Apply(string(streams.home()), cwd, kctx)
 	if err != nil {
 		return Wrap(ExitUsage, err)
 	}
 	// What an empty flag stands for.
-	effective := map[string]any{"model": defaultModel, "tools": tools.Names(), "compaction.reserve": int64(agent.DefaultCompactionReserve)}
+	effective := map[string]any{"model": provider.DefaultModel, "tools": tools.Names(), "compaction.reserve": int64(agent.DefaultCompactionReserve)}
 	return settings.Print(streams.Out, kctx, sources, effective, c.JSON)
 }

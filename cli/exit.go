@@ -2,9 +2,12 @@ package cli
 
 import (
 	"errors"
+	"github.com/basecontext/base-context/agent"
 	"syscall"
 
 	"github.com/basecontext/base-context/internal/cmdline"
+	"github.com/basecontext/base-context/internal/signals"
+	"github.com/basecontext/base-context/stages"
 )
 
 // Exit statuses (docs/stream.md "Exit status"). One table, used by every command.
@@ -81,4 +84,53 @@ func exitCode(err error) (code int, msg string) {
 		return coder.ExitCode(), err.Error()
 	}
 	return ExitFailure, err.Error()
+}
+
+// signalExit is the status and the error line of a command ended by the signal w received
+// (a nil w, a command run without Run, receives none); ok is false while none has arrived.
+func signalExit(w *signals.Watch) (code int, msg string, ok bool) {
+	switch w.Received() {
+	case syscall.SIGHUP:
+		return ExitHangup, "hangup", true
+	case syscall.SIGINT:
+		return ExitInterrupted, "interrupted", true
+	case syscall.SIGTERM:
+		return ExitTerminated, "terminated", true
+	}
+	return 0, "", false
+}
+
+// signalErr is the error of a command ended by the signal received (130 "interrupted" for
+// SIGINT), nil while none has arrived.
+func signalErr(w *signals.Watch) error {
+	if code, msg, ok := signalExit(w); ok {
+		return Fail(code, msg)
+	}
+	return nil
+}
+
+// verdictExit maps a verdict status to the exit status of the run.
+var verdictExit = map[string]int{
+	stages.VerdictCompleted:   ExitOK,
+	stages.VerdictFailed:      ExitFailure,
+	stages.VerdictLimit:       ExitLimit,
+	stages.VerdictGate:        ExitGate,
+	stages.VerdictHangup:      ExitHangup,
+	stages.VerdictInterrupted: ExitInterrupted,
+	stages.VerdictTerminated:  ExitTerminated,
+}
+
+// longRunExit maps how a long run ended to its exit status, or nil when the usual rules decide:
+// gates that failed or never ran exit 4, a failed compaction 1, a limit 3.
+func longRunExit(o agent.Outcome) error {
+	if g := o.Gates; g != nil && !g.Passed {
+		return Fail(ExitGate, o.GateFailure())
+	}
+	if o.CompactionErr != nil {
+		return Fail(ExitFailure, "compaction failed: "+o.CompactionErr.Error())
+	}
+	if o.Limit != nil {
+		return Fail(ExitLimit, o.Limit.Error())
+	}
+	return nil
 }

@@ -94,7 +94,9 @@ func (fio *FilterIO) job(streams *IO, discard bool) filters.Job {
 	return filters.Job{
 		Files: fio.Files, Output: fio.Output, SkipInvalid: fio.SkipInvalid, Discard: discard,
 		Stdin: streams.In, Stdout: streams.Out, Stderr: streams.Err,
-		Watch: func() (context.Context, func() error) { return streams.signals.context(), streams.signals.err },
+		Watch: func() (context.Context, func() error) {
+			return streams.signals.Context(), func() error { return signalErr(streams.signals) }
+		},
 	}
 }
 

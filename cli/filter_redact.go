@@ -35,7 +35,7 @@ func (c *RedactCmd) Run(streams *IO) error {
 	}
 	err = c.run(streams, stages.NewRedact(r))
 	if c.Report {
-		printRedactReport(streams.Err, r)
+		filters.WriteRedactReport(streams.Err, r)
 	}
 	return err
 }
@@ -44,12 +44,12 @@ func (c *RedactCmd) Run(streams *IO) error {
 // flagPrefix is what the flags' names start with after "--" ("redact-" in the agent), for
 // the messages.
 func (f *RedactRuleFlags) redactor(streams *IO, flagPrefix string, extra []string) (*redact.Redactor, error) {
-	r, err := filters.Redaction{
-		Patterns: f.Pattern, Literals: f.Literal, Env: f.Env, Rules: f.Rules, NoDefaultRules: f.NoDefaultRules,
-		APIKeys: extra, FlagPrefix: flagPrefix,
-	}.Redactor(streams.Getenv, streams.Err)
+	r, err := f.rules(flagPrefix, extra).Redactor(streams.Getenv, streams.Err)
 	return r, Wrap(ExitUsage, err)
 }
 
-// printRedactReport is the report of --report and the agent's --redact-report.
-var printRedactReport = filters.WriteRedactReport
+// rules are the flags' redaction (filters.Redaction).
+func (f *RedactRuleFlags) rules(flagPrefix string, extra []string) filters.Redaction {
+	return filters.Redaction{Patterns: f.Pattern, Literals: f.Literal, Env: f.Env, Rules: f.Rules,
+		NoDefaultRules: f.NoDefaultRules, APIKeys: extra, FlagPrefix: flagPrefix}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/basecontext/base-context/filters"
 	"io"
 
 	"github.com/basecontext/base-context/stages"
@@ -21,7 +22,7 @@ func (c *TextCmd) Run(streams *IO) error {
 		return err
 	}
 	var text *stages.Text
-	var read stderrRead
+	read := filters.RunStderr{Path: c.Stderr}
 	err := c.runInto(streams, func(out io.Writer) stages.Sink {
 		text = stages.NewText(out, stages.TextOptions{Follow: c.Follow, Thinking: c.Thinking, Verdict: c.options(&read)})
 		return text

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"io"
-	"os"
 
 	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/stages"
@@ -22,29 +21,14 @@ type RunFacts struct {
 	Stderr string `placeholder:"FILE" help:"The run's stderr (as kept with 2>FILE), read once the stream has ended: its last 'error:' line says what the stream cannot (a limit: exit 3; SIGHUP, SIGINT, SIGTERM: 129, 130, 143)."`
 }
 
-// stderrRead is what reading --stderr came to, once the stream had ended.
-type stderrRead struct{ err error }
-
-// check fails with a usage error, before any input is read, when --stderr cannot be opened
-// (it is read only once the stream has ended, as the run may still be writing it).
+// check fails with a usage error, before any input is read, when --stderr cannot be opened.
 func (r *RunFacts) check() error {
-	if r.Stderr == "" {
-		return nil
-	}
-	f, err := os.Open(r.Stderr)
-	if err != nil {
-		return Fail(ExitUsage, err.Error())
-	}
-	return f.Close()
+	return Wrap(ExitUsage, (&filters.RunStderr{Path: r.Stderr}).Check())
 }
 
-// options returns the verdict options these facts give; read gets how reading --stderr went.
-func (r *RunFacts) options(read *stderrRead) stages.VerdictOptions {
-	return stages.VerdictOptions{Gated: r.Gated, RunError: func() string {
-		reason, err := filters.LastErrorLine(r.Stderr)
-		read.err = err
-		return reason
-	}}
+// options returns the verdict options these facts give, with the --stderr it reads.
+func (r *RunFacts) options(read *filters.RunStderr) stages.VerdictOptions {
+	return stages.VerdictOptions{Gated: r.Gated, RunError: read.LastError}
 }
 
 // verdictStatus turns the verdict v reached after the filter ended with err into the
@@ -52,9 +36,9 @@ func (r *RunFacts) options(read *stderrRead) stages.VerdictOptions {
 // of invalid lines means the stream was not read; a run that did not complete exits with its
 // status, saying why (after the status's name when named); else err (nil, or the report of
 // invalid lines: exit 1).
-func (r *RunFacts) verdictStatus(read *stderrRead, err error, v func() stages.VerdictSummary, named bool) error {
-	if read.err != nil {
-		return Fail(ExitUsage, read.err.Error())
+func (r *RunFacts) verdictStatus(read *filters.RunStderr, err error, v func() stages.VerdictSummary, named bool) error {
+	if read.Err() != nil {
+		return Wrap(ExitUsage, read.Err())
 	}
 	var exit *ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.Code == ExitFailure) {
@@ -69,24 +53,13 @@ func (r *RunFacts) verdictStatus(read *stderrRead, err error, v func() stages.Ve
 	return err
 }
 
-// verdictExit maps a verdict status to the exit status of the run.
-var verdictExit = map[string]int{
-	stages.VerdictCompleted:   ExitOK,
-	stages.VerdictFailed:      ExitFailure,
-	stages.VerdictLimit:       ExitLimit,
-	stages.VerdictGate:        ExitGate,
-	stages.VerdictHangup:      ExitHangup,
-	stages.VerdictInterrupted: ExitInterrupted,
-	stages.VerdictTerminated:  ExitTerminated,
-}
-
 // Run runs the filter.
 func (c *VerdictCmd) Run(streams *IO) error {
 	if err := c.check(); err != nil {
 		return err
 	}
 	var v *stages.Verdict
-	var read stderrRead
+	read := filters.RunStderr{Path: c.Stderr}
 	err := c.runInto(streams, func(out io.Writer) stages.Sink {
 		v = stages.NewVerdict(out, c.options(&read))
 		return v

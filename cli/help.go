@@ -4,7 +4,6 @@ import (
 	"embed"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/internal/cmdline"
@@ -68,35 +67,6 @@ func (c *HelpCmd) Run(k *kong.Context, streams *IO) error {
 
 //go:embed help/*.txt
 var helpTexts embed.FS
-
-// longHelp gives each command its long help, the text --help prints after the one line:
-// help/<command path, dashed>.txt ("filter-select.txt"); run's ends with the exit statuses.
-func longHelp(k *kong.Kong) error {
-	return kong.Visit(k.Model, func(v kong.Visitable, next kong.Next) error {
-		if n, ok := v.(*kong.Node); ok && n.Type == kong.CommandNode && n.Detail == "" {
-			if b, err := helpTexts.ReadFile("help/" + strings.ReplaceAll(n.Path(), " ", "-") + ".txt"); err == nil {
-				n.Detail = strings.TrimSuffix(string(b), "\n")
-				if n.Path() == defaultCommand {
-					n.Detail += "\n" + exitStatusText()
-				}
-			}
-		}
-		return next(nil)
-	})
-}
-
-// exitStatusText is the exit statuses, one a line.
-func exitStatusText() string {
-	var b strings.Builder
-	for _, s := range exitStatuses {
-		codes := fmt.Sprint(s.Codes[0])
-		for _, c := range s.Codes[1:] {
-			codes += "/" + fmt.Sprint(c)
-		}
-		fmt.Fprintf(&b, "  %-12s %s\n", codes, s.Meaning)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
 
 // Run prints the help of sessions when no subcommand is named, as filter does.
 func (c *SessionsCmd) Run(k *kong.Context) error { return groupHelp(k, c) }

@@ -14,9 +14,9 @@ type ListCmd struct {
 
 func (c *ListCmd) Run(streams *IO) error {
 	// Resident runs that ended long ago leave their stream and record behind: tidy up.
-	control.Prune(registryDir(streams), time.Now().Add(-control.KeepEnded))
-	pruneOutputs(streams)
-	entries, err := control.Running(registryDir(streams))
+	control.Prune(streams.home().Registry(), time.Now().Add(-control.KeepEnded))
+	streams.home().PruneOutputs()
+	entries, err := control.Running(streams.home().Registry())
 	if err != nil {
 		return Fail(ExitFailure, err.Error())
 	}
@@ -25,11 +25,11 @@ func (c *ListCmd) Run(streams *IO) error {
 
 // findRunning resolves an id or prefix among the running sessions.
 func findRunning(streams *IO, query string) (control.Entry, error) {
-	entries, err := control.Running(registryDir(streams))
+	entries, err := control.Running(streams.home().Registry())
 	if err != nil {
 		return control.Entry{}, Wrap(ExitFailure, err)
 	}
-	e, err := control.MatchRunning(entries, defaultSessionDir(streams), query)
+	e, err := control.MatchRunning(entries, streams.home().Sessions(), query)
 	return e, Wrap(ExitUsage, err)
 }
 
@@ -82,19 +82,19 @@ type AttachCmd struct {
 }
 
 func (c *AttachCmd) Run(streams *IO) error {
-	reg := registryDir(streams)
+	reg := streams.home().Registry()
 	ids, running, err := control.Attachable(reg)
 	if err != nil {
 		return Wrap(ExitFailure, err)
 	}
-	id, err := control.MatchAttachable(ids, running, defaultSessionDir(streams), c.ID)
+	id, err := control.MatchAttachable(ids, running, streams.home().Sessions(), c.ID)
 	if err != nil {
 		return Wrap(ExitUsage, err)
 	}
-	ctx := streams.signals.context()
+	ctx := streams.signals.Context()
 	x, err := control.Follow(ctx, reg, id, streams.Out, c.FromNow)
 	if ctx.Err() != nil {
-		code, _, _ := streams.signals.exit() // detaching: the run goes on
+		code, _, _ := signalExit(streams.signals) // detaching: the run goes on
 		return Fail(code, "")
 	}
 	if err != nil || x.Code == ExitOK {

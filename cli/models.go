@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"cmp"
 	"fmt"
-	"path/filepath"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/basecontext/base-context/agent/provider"
@@ -30,111 +26,18 @@ func (f *ModelFlags) validate() error {
 	return nil
 }
 
-// modelsPath is the user's models file.
-func modelsPath(streams *IO) string { return filepath.Join(homeDir(streams), "models.json") }
-
-// modelsFile is the model registry (the catalog and the user's models.json), read once, at
-// its first use: a run needs it for its model, the keys it redacts and, in rpc mode, the
-// models it lists.
-type modelsFile struct {
-	path   string
-	getenv func(string) string
-	once   sync.Once
-	reg    *provider.Registry
-	err    error
+// newModels is the user's models file (provider.Models), read at its first use.
+func newModels(streams *IO) *provider.Models {
+	return provider.NewModels(streams.home().Models(), streams.Getenv)
 }
 
-func newModelsFile(streams *IO) *modelsFile {
-	return &modelsFile{path: modelsPath(streams), getenv: streams.Getenv}
-}
-
-// registry reads the file the first time; a file that cannot be read is a usage error.
-func (m *modelsFile) registry() (*provider.Registry, error) {
-	m.once.Do(func() {
-		m.reg, m.err = provider.LoadRegistry(m.path, m.getenv)
-		if m.err != nil {
-			m.err = Fail(ExitUsage, "cannot read the models file: "+m.err.Error())
-		}
-	})
-	return m.reg, m.err
-}
-
-// keys are the values of the keys the agent may use: --api-key and every configured
-// provider's key (its environment variable or models.json entry).
-func (f *ModelFlags) keys(models *modelsFile) []string {
-	var keys []string
-	if f.APIKey != "" {
-		keys = append(keys, f.APIKey)
-	}
-	if reg, err := models.registry(); err == nil {
-		for _, p := range reg.Providers {
-			if k, err := p.Key(models.getenv); err == nil && k != "" {
-				keys = append(keys, k)
-			}
-		}
-	}
-	return keys
-}
-
-// defaultModel is the model of a run that names none and continues no session.
-const defaultModel = "script/default"
-
-// resolve finds the model (--model, else saved, else the default) and builds its provider.
-// Every failure is a usage error (exit 2) that says what to do, reported before anything is
-// written to stdout: an explicit --model that is unknown never falls back.
-func (f *ModelFlags) resolve(streams *IO, models *modelsFile, saved string) (provider.Model, provider.Provider, error) {
-	spec := cmp.Or(f.Model, saved, defaultModel)
-	if name, id, ok := strings.Cut(spec, "/"); (ok && name == provider.APIScript && f.Provider == "") || f.Provider == provider.APIScript {
-		if f.Provider == provider.APIScript {
-			id = strings.TrimPrefix(spec, "script/")
-		}
-		if id == "" {
-			return provider.Model{}, nil, Fail(ExitUsage, "unknown model \"script/\": script/<name> needs a name, e.g. script/default")
-		}
-		return f.scripted(id)
-	}
-	reg, err := models.registry()
-	if err != nil {
-		return provider.Model{}, nil, err
-	}
-	model, pc, err := reg.Find(spec, f.Provider)
-	if err != nil {
-		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
-	}
-	if err := provider.CheckBaseURL(pc.BaseURL); err != nil {
-		return provider.Model{}, nil, Fail(ExitUsage, fmt.Sprintf("%s: the baseUrl %q of provider %q (model %s/%s) is not usable: %v",
-			cmp.Or(pc.BaseURLFrom, "the catalog"), pc.BaseURL, pc.Name, pc.Name, model.ID, err))
-	}
-	key := f.APIKey
-	if key == "" {
-		if key, err = pc.Key(streams.Getenv); err != nil {
-			return provider.Model{}, nil, Fail(ExitUsage, err.Error())
-		}
-	}
-	// A provider's warnings (usage a server did not send, parts it cannot read) go to
-	// stderr: stdout carries only the stream.
-	warn := func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }
-	prov, err := provider.ForAPI(pc.API, provider.Endpoint{BaseURL: pc.BaseURL, APIKey: key, Headers: pc.Headers, Warn: warn,
-		StreamIdleTimeout: f.StreamIdleTimeout})
-	if err != nil {
-		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
-	}
-	return model, provider.WithServerHint(prov, pc.BaseURL), nil
-}
-
-func (f *ModelFlags) scripted(id string) (provider.Model, provider.Provider, error) {
-	var s *provider.Script
-	var err error
-	if f.Script != "" {
-		s, err = provider.LoadScript(f.Script)
-	} else {
-		s, err = provider.DefaultScript()
-	}
-	if err != nil {
-		return provider.Model{}, nil, Fail(ExitUsage, err.Error())
-	}
-	return provider.Model{ID: id, Name: id, Provider: provider.APIScript, API: provider.APIScript,
-		ContextWindow: 200000, MaxTokens: 32000, Images: true}, s, nil
+// resolve finds the model (--model, else saved, else the default) and builds its provider
+// (provider.Models.Resolve); every failure is a usage error, before anything is written to
+// stdout. A provider's warnings go to stderr: stdout carries only the stream.
+func (f *ModelFlags) resolve(streams *IO, models *provider.Models, saved string) (provider.Model, provider.Provider, error) {
+	m, p, err := models.Resolve(provider.Choice{Model: f.Model, Provider: f.Provider, APIKey: f.APIKey, Script: f.Script,
+		StreamIdleTimeout: f.StreamIdleTimeout, Warn: streams.warn}, saved)
+	return m, p, Wrap(ExitUsage, err)
 }
 
 // ModelsCmd is `base-context models`.
@@ -144,9 +47,9 @@ type ModelsCmd struct {
 
 // Run lists the models of the catalog and of models.json, with whether a key is there.
 func (c *ModelsCmd) Run(streams *IO) error {
-	reg, err := newModelsFile(streams).registry()
+	reg, err := newModels(streams).Registry()
 	if err != nil {
-		return err
+		return Wrap(ExitUsage, err)
 	}
 	return reg.List(streams.Out, streams.Getenv, c.JSON)
 }

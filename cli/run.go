@@ -5,9 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -94,13 +91,13 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 		}
 		return c.detach(streams, set)
 	}
-	return c.run(streams.signals.context(), streams, set, nil)
+	return c.run(streams.signals.Context(), streams, set, nil)
 }
 
 // run runs the agent on the prompts, writing the stream (json) or the answer (text) to
 // streams.Out. resident is the background process of a --detach run, nil otherwise.
 func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *control.Resident) (err error) {
-	models := newModelsFile(streams)
+	models := newModels(streams)
 	// From here every text for stderr goes through the status line, redacted (status.go).
 	status, streams := c.StatusFlags.start(streams, c.Mode, c.StreamIdleTimeout, c.stderrRedaction(streams, models))
 	defer status.Close()
@@ -120,41 +117,36 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if err != nil {
 		return err
 	}
-	defer p.redaction.printReport(streams)
+	defer printRunReport(streams, p.redaction)
 	// A new session, or the one --resume, --continue or --fork names, registered (run_sessions.go).
 	sess, err := c.openSession(streams, p)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	header, store := sess.Header, p.redaction.store(sess.Store)
-	pruneOutputs(streams)
+	header, store := sess.Header, p.redaction.Store(sess.Store)
+	streams.home().PruneOutputs()
 	store.AppendModelChange(p.model.Provider, p.model.ID)
 	store.AppendThinkingLevel(c.Thinking)
 
-	// The output chain: the agent's full events go through the stages to one writer. Its
-	// first stage writes the session header ahead of the first event. The writer holds what
-	// a provider chunk produces until the agent flushes it, after the chunk.
-	out := codec.NewBatchWriter(streams.Out)
-	st := stages.Chain() // text mode writes no events
+	// The output chain (json mode): the agent's full events go through the stages to one
+	// writer. Its first stage writes the session header ahead of the first event. The writer
+	// holds what a provider chunk produces until the agent flushes it, after the chunk.
+	var events *stages.EventWriter // text mode writes no events
 	if c.Mode == "json" {
-		st = c.outputChain(p, *header)
+		events = stages.NewEventWriter(c.outputChain(p, *header), streams.Out)
 	}
-	write := func(f *stages.Frame) error { return f.WriteLine(out) }
 	status.SetModel(p.model.Provider + "/" + p.model.ID)
 	answer := c.answerStream(streams, p) // text mode on a terminal: the answer as it arrives
 	defer answer.Close()
 	emit := func(e codec.Event) error {
 		status.Event(e)
 		answer.Event(e)
-		if c.Mode != "json" {
-			return nil
-		}
-		return st.Push(stages.EventFrame(e), write)
+		return events.Event(e)
 	}
 
 	ag := agent.New(c.agentConfig(streams, p, header.ID, agent.Config{
-		Store: store, Emit: emit, Flush: out.Flush, Permission: perm, HistoryEntryIDs: sess.HistoryIDs,
+		Store: store, Emit: emit, Flush: events.Flush, Permission: perm, HistoryEntryIDs: sess.HistoryIDs,
 	}), sess.History)
 	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
 
@@ -167,10 +159,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if err := answer.Close(); err != nil && outcome.Err == nil {
 		outcome.Err = err
 	}
-	if err := st.Flush(write); err != nil && outcome.Err == nil {
-		outcome.Err = err
-	}
-	if err := out.Flush(); err != nil && outcome.Err == nil {
+	if err := events.Close(); err != nil && outcome.Err == nil {
 		outcome.Err = err
 	}
 	if outcome.SaveErr != nil {
@@ -182,18 +171,14 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if sess.StoppedByRequest() && outcome.Failed() {
 		return Fail(ExitFailure, "stopped by request")
 	}
-	if err := streams.signals.err(); err != nil {
+	if err := signalErr(streams.signals); err != nil {
 		return err
 	}
-	if err := c.LongRunFlags.exit(outcome); err != nil {
+	if err := longRunExit(outcome); err != nil {
 		return err // gates (4), compaction (1), limits (3)
 	}
 	if outcome.Failed() {
-		msg := "the run ended without an answer"
-		if outcome.Final != nil && outcome.Final.ErrorMessage != "" {
-			msg = outcome.Final.ErrorMessage
-		}
-		return Fail(ExitFailure, msg)
+		return Fail(ExitFailure, outcome.FailureReason())
 	}
 	text, err := finalAnswer(p.schema, outcome.Final)
 	if err != nil {
@@ -202,26 +187,13 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	// Text mode prints the answer of a completed run only: an interrupted or failed run has
 	// none (its reason goes to stderr), not even the text received so far.
 	if c.Mode == "text" && !answer.Wrote() {
-		if text := p.redaction.answer(text); text != "" {
+		if text := p.redaction.Answer(text); text != "" {
 			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-func finalText(m *codec.AssistantMessage) string {
-	if m == nil {
-		return ""
-	}
-	var parts []string
-	for _, c := range m.Content {
-		if t, ok := c.(*codec.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "")
 }
 
 func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
@@ -245,38 +217,7 @@ func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
 }
 
 func (c *RunCmd) sessionDir(streams *IO) string {
-	return cmp.Or(c.SessionDir, defaultSessionDir(streams))
-}
-
-// defaultSessionDir is where sessions are saved unless --session-dir says otherwise.
-func defaultSessionDir(streams *IO) string { return filepath.Join(homeDir(streams), "sessions") }
-
-// homeDir is base-context's own folder: $BASE_CONTEXT_HOME, else ~/.base-context. Without
-// either (no HOME), it is a private folder of the temporary directory, never the working
-// directory, where sessions would end up committed with the project: a --no-session run
-// registers there, and what keeps sessions refuses to start (checkHome, SessionDirFlag.check).
-func homeDir(streams *IO) string {
-	if h := streams.Getenv("BASE_CONTEXT_HOME"); h != "" {
-		return h
-	}
-	if home := userHome(streams); home != "" {
-		return filepath.Join(home, ".base-context")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("base-context-%d", os.Getuid()))
-}
-
-// userHome is the user's home folder, "" when it is unknown.
-func userHome(streams *IO) string {
-	if runtime.GOOS != "windows" && runtime.GOOS != "plan9" {
-		return streams.Getenv("HOME") // what os.UserHomeDir reads, through the injected environment
-	}
-	home, _ := os.UserHomeDir()
-	return home
-}
-
-// hasHome reports whether base-context has a home folder of the user's.
-func hasHome(streams *IO) bool {
-	return streams.Getenv("BASE_CONTEXT_HOME") != "" || userHome(streams) != ""
+	return cmp.Or(c.SessionDir, streams.home().Sessions())
 }
 
 // errNoHome is why sessions cannot be saved without a home folder.
@@ -285,7 +226,7 @@ var errNoHome = Fail(ExitUsage, "neither HOME nor BASE_CONTEXT_HOME is set, so t
 
 // checkHome refuses a run that would save its session without a home folder to put it in.
 func (c *RunCmd) checkHome(streams *IO) error {
-	if c.NoSession || c.SessionDir != "" || hasHome(streams) {
+	if c.NoSession || c.SessionDir != "" || control.HasHome(streams.Getenv) {
 		return nil
 	}
 	return errNoHome

@@ -7,7 +7,6 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent"
-	"github.com/basecontext/base-context/agent/provider"
 )
 
 // LongRunFlags are the flags of long unattended runs: compaction, autonomous runs with
@@ -44,16 +43,6 @@ func (f *LongRunFlags) checkGiven(kctx *kong.Context) error {
 		}
 	}
 	return nil
-}
-
-// checkModel refuses a --max-cost the model's prices cannot reach: without prices every
-// call costs $0 and the budget would never stop the run.
-func (f *LongRunFlags) checkModel(m provider.Model) error {
-	if f.MaxCost == 0 || m.Cost != (provider.Prices{}) {
-		return nil
-	}
-	return Fail(ExitUsage, fmt.Sprintf("--max-cost: model %s/%s has no prices, so its calls cost nothing and the budget would never be reached; "+
-		"give its prices in models.json (\"cost\": {\"input\": …, \"output\": …}, dollars per million tokens)", m.Provider, m.ID))
 }
 
 // validate rejects negative amounts.
@@ -93,19 +82,4 @@ func (f *LongRunFlags) apply(cfg agent.Config, dir string) agent.Config {
 	}
 	cfg.Gates = agent.GateSettings{Commands: f.Gate, Retries: f.GateRetries, Timeout: f.GateTimeout, Dir: dir}
 	return cfg
-}
-
-// exit maps how a long run ended to its exit status, or nil when the usual rules decide:
-// gates that failed or never ran exit 4, a failed compaction 1, a limit 3.
-func (f *LongRunFlags) exit(o agent.Outcome) error {
-	if g := o.Gates; g != nil && !g.Passed {
-		return Fail(ExitGate, o.GateFailure())
-	}
-	if o.CompactionErr != nil {
-		return Fail(ExitFailure, "compaction failed: "+o.CompactionErr.Error())
-	}
-	if o.Limit != nil {
-		return Fail(ExitLimit, o.Limit.Error())
-	}
-	return nil
 }

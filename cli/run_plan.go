@@ -9,6 +9,7 @@ import (
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/runredact"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -18,21 +19,21 @@ import (
 // flag structs keep nothing of it.
 type runPlan struct {
 	cwd          string
-	models       *modelsFile     // models.json, read once
-	source       *control.Source // the session the run writes, read: opened by openSession
+	models       *provider.Models // models.json, read once
+	source       *control.Source  // the session the run writes, read: opened by openSession
 	model        provider.Model
 	prov         provider.Provider
 	systemPrompt string               // the built-in or given prompt, the project's instructions, the schema's
 	toolNames    []string             // the tools the run has (--tools, --no-tools), checked
 	schema       *outputschema.Schema // nil: no particular answer
-	redaction    *redaction
+	redaction    *runredact.Set
 	resident     *control.Resident // the background process of a --detach run; nil otherwise
 }
 
 // plan resolves the flags (and the settings, a resumed session's model) into a runPlan; an
 // error is a usage error, before the header. The caller closes p.source once the run is
 // over (a session it opened is the run's to close).
-func (c *RunCmd) plan(streams *IO, models *modelsFile, set settled, resident *control.Resident) (_ *runPlan, err error) {
+func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, resident *control.Resident) (_ *runPlan, err error) {
 	p := &runPlan{models: models, resident: resident}
 	if p.cwd, err = c.workDir(); err != nil {
 		return nil, err
@@ -45,7 +46,7 @@ func (c *RunCmd) plan(streams *IO, models *modelsFile, set settled, resident *co
 	if err != nil {
 		return nil, err
 	}
-	source, err := choice.Load(registryDir(streams))
+	source, err := choice.Load(streams.home().Registry())
 	if err != nil {
 		return nil, Wrap(ExitUsage, err)
 	}
@@ -59,8 +60,8 @@ func (c *RunCmd) plan(streams *IO, models *modelsFile, set settled, resident *co
 	if p.model, p.prov, err = c.ModelFlags.resolve(streams, models, cmp.Or(p.source.Model(), set.model)); err != nil {
 		return nil, err
 	}
-	if err := c.LongRunFlags.checkModel(p.model); err != nil {
-		return nil, err
+	if err := agent.CheckBudget(c.MaxCost, p.model); err != nil {
+		return nil, Fail(ExitUsage, "--max-cost: "+err.Error())
 	}
 	toolset, err := c.toolset(tools.Options{Cwd: p.cwd}) // checked before the session starts
 	if err != nil {
@@ -76,7 +77,7 @@ func (c *RunCmd) plan(streams *IO, models *modelsFile, set settled, resident *co
 		return nil, err
 	}
 	p.systemPrompt += p.schema.Instructions()
-	if p.redaction, err = c.RedactFlags.build(streams, c.ModelFlags.keys(models)); err != nil {
+	if p.redaction, err = c.RedactFlags.build(streams, models.Keys(c.APIKey)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -86,7 +87,7 @@ func (c *RunCmd) plan(streams *IO, models *modelsFile, set settled, resident *co
 // configuration of the agent of session id: the plan's model and prompt, the tools (their
 // full outputs in the session's folder), thinking, retries, compaction, limits and gates.
 func (c *RunCmd) agentConfig(streams *IO, p *runPlan, id string, base agent.Config) agent.Config {
-	toolOpts := tools.Options{Cwd: p.cwd, TempDir: outputsDir(streams, id), Redact: p.redaction.toolRedaction()}
+	toolOpts := tools.Options{Cwd: p.cwd, TempDir: streams.home().Outputs(id), Redact: p.redaction.ToolRedaction()}
 	toolset, err := tools.Select(toolOpts, p.toolNames)
 	if err != nil {
 		panic("cli: the plan's tools are known: " + err.Error())
@@ -104,5 +105,5 @@ func (c *RunCmd) agentConfig(streams *IO, p *runPlan, id string, base agent.Conf
 // outputChain is the output chain of --mode json for the session of header h: the header,
 // redaction, the delta form.
 func (c *RunCmd) outputChain(p *runPlan, h codec.Header) stages.Stage {
-	return stages.NewOutput(stages.OutputOptions{Header: h, Redact: p.redaction.stage(), Deltas: c.JSONDeltas})
+	return stages.NewOutput(stages.OutputOptions{Header: h, Redact: p.redaction.Stage(), Deltas: c.JSONDeltas})
 }

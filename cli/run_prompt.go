@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/basecontext/base-context/agent/prompt"
 	"github.com/basecontext/base-context/agent/provider"
+	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/terminal"
 )
 
@@ -28,13 +27,13 @@ type PromptFlags struct {
 func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Status, cwd string, model provider.Model) (*prompt.Prompts, error) {
 	in := prompt.Input{Args: c.Prompts, Cwd: cwd, WaitForStdin: c.Stdin, Done: ctx.Done(),
 		Waiting: func() { status.Show("waiting for stdin") },
-		Warn:    func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }}
+		Warn:    streams.warn}
 	if !streams.StdinIsTerminal && streams.In != nil {
 		in.Stdin = streams.In
 	}
 	ps, err := prompt.Gather(in)
 	if errors.Is(err, prompt.ErrStopped) {
-		if stopped := streams.signals.err(); stopped != nil {
+		if stopped := signalErr(streams.signals); stopped != nil {
 			return nil, stopped
 		}
 		return nil, Fail(ExitFailure, err.Error())
@@ -54,33 +53,19 @@ func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Stat
 
 // workDir is the directory the run works in: --cwd (made absolute), else the process's.
 func (f *PromptFlags) workDir() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", Fail(ExitUsage, err.Error())
+	dir, err := control.WorkDir(f.Cwd)
+	if _, bad := errors.AsType[*control.DirError](err); bad {
+		return "", Fail(ExitUsage, "--cwd: "+err.Error())
 	}
-	if f.Cwd == "" {
-		return wd, nil
-	}
-	dir := f.Cwd
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(wd, dir)
-	}
-	st, err := os.Stat(dir)
-	if err != nil {
-		return "", Fail(ExitUsage, fmt.Sprintf("--cwd: %v", err))
-	}
-	if !st.IsDir() {
-		return "", Fail(ExitUsage, fmt.Sprintf("--cwd: %s is not a directory", f.Cwd))
-	}
-	return filepath.Clean(dir), nil
+	return dir, Wrap(ExitUsage, err)
 }
 
 // systemPrompt is the run's system prompt (package prompt); instructions files that cannot
 // be used are warnings on stderr.
 func (f *PromptFlags) systemPrompt(streams *IO, cwd string, toolNames []string) (string, error) {
 	text, err := prompt.System{Cwd: cwd, Tools: toolNames, Replace: f.SystemPrompt, Append: f.AppendSystemPrompt,
-		InstructionsHome: homeDir(streams), NoInstructions: f.NoContextFiles, Now: time.Now(),
-		Warn: func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) }}.Build()
+		InstructionsHome: string(streams.home()), NoInstructions: f.NoContextFiles, Now: time.Now(),
+		Warn: streams.warn}.Build()
 	if err != nil {
 		return "", Fail(ExitUsage, err.Error())
 	}

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"io"
+	"github.com/basecontext/base-context/agent/provider"
 
-	"github.com/basecontext/base-context/agent/session"
-	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/internal/runredact"
-	"github.com/basecontext/base-context/redact"
-	"github.com/basecontext/base-context/stages"
 )
 
 // RedactFlags are the agent's redaction flags: the stage of `filter redact` in the output
@@ -27,48 +24,26 @@ func (c *RedactFlags) enabled() bool {
 		len(f.Env) > 0 || f.Rules != "" || f.NoDefaultRules
 }
 
-// redaction is what the redaction flags resolve to (runredact.Set); nil redacts nothing.
-type redaction runredact.Set
-
 // build compiles the engines, nil without redaction. extraSecrets are values always
 // redacted (the API keys in use).
-func (c *RedactFlags) build(streams *IO, extraSecrets []string) (*redaction, error) {
+func (c *RedactFlags) build(streams *IO, extraSecrets []string) (*runredact.Set, error) {
 	if !c.enabled() {
 		return nil, nil
 	}
-	s, err := runredact.NewSet(func(warn bool) (*redact.Redactor, error) {
-		return c.RedactRule.redactor(quietUnless(warn, streams), "redact-", extraSecrets)
-	}, c.RedactSession, c.RedactReport)
-	return (*redaction)(s), err
+	s, err := runredact.New(c.RedactRule.rules("redact-", extraSecrets), streams.Getenv, streams.Err, c.RedactSession, c.RedactReport)
+	return s, Wrap(ExitUsage, err)
 }
 
-// quietUnless is streams, with stderr discarded unless warn.
-func quietUnless(warn bool, streams *IO) *IO {
-	if warn {
-		return streams
-	}
-	quiet := *streams
-	quiet.Err = io.Discard
-	return &quiet
-}
-
-func (r *redaction) set() *runredact.Set                      { return (*runredact.Set)(r) }
-func (r *redaction) answer(text string) string                { return r.set().Answer(text) }
-func (r *redaction) sessionLines() func([]byte) []byte        { return r.set().SessionLines() }
-func (r *redaction) stage() *stages.Redact                    { return r.set().Stage() }
-func (r *redaction) toolRedaction() func() tools.RedactStream { return r.set().ToolRedaction() }
-func (r *redaction) store(s session.Store) session.Store      { return r.set().Store(s) }
-
-// printReport prints the stream's per-rule counts with --redact-report, once the run is over.
-func (r *redaction) printReport(streams *IO) {
+// printRunReport prints the stream's per-rule counts with --redact-report, once the run is over.
+func printRunReport(streams *IO, r *runredact.Set) {
 	if r != nil && r.Report {
-		printRedactReport(streams.Err, r.Stream)
+		filters.WriteRedactReport(streams.Err, r.Stream)
 	}
 }
 
 // redactError removes secrets from the message of err, which becomes the run's error: line
 // on stderr (and a resident run's exit record), as from every other text on stderr.
-func (c *RunCmd) redactError(streams *IO, models *modelsFile, err error) error {
+func (c *RunCmd) redactError(streams *IO, models *provider.Models, err error) error {
 	code, msg := exitCode(err)
 	if msg == "" {
 		return err
@@ -79,21 +54,12 @@ func (c *RunCmd) redactError(streams *IO, models *modelsFile, err error) error {
 	return err
 }
 
-// stderrRedaction removes secrets from what the run writes to stderr, so that it carries no
-// more than the stream would after redaction: the API keys configured always, since a
-// provider may echo the key it was sent, and the tools' arguments may hold them; with
-// redaction on, whatever the rules find too. nil: nothing to remove.
-func (c *RunCmd) stderrRedaction(streams *IO, models *modelsFile) func(string) string {
-	keys, rules := c.ModelFlags.keys(models), c.RedactRule
-	if !c.RedactFlags.enabled() {
-		if keys = runredact.StderrKeys(keys); len(keys) == 0 {
-			return nil
-		}
-		rules = RedactRuleFlags{NoDefaultRules: true}
+// stderrRedaction removes secrets from what the run writes to stderr (runredact.Stderr).
+func (c *RunCmd) stderrRedaction(streams *IO, models *provider.Models) func(string) string {
+	var rules *filters.Redaction
+	if c.RedactFlags.enabled() {
+		r := c.RedactRule.rules("redact-", nil)
+		rules = &r
 	}
-	r, err := rules.redactor(quietUnless(false, streams), "redact-", keys) // the stream's redactor warns
-	if err != nil {
-		return nil // the plan reports it
-	}
-	return r.RedactString
+	return runredact.Stderr(rules, models.Keys(c.APIKey), streams.Getenv)
 }

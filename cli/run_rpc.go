@@ -27,14 +27,14 @@ func (c *RunCmd) validateRPC() error {
 // sessions and agents. Startup failures exit 2 before any line; the end of stdin lets the
 // current run finish (exit 0); SIGINT and SIGTERM abort it (130, 143); `stop` exits 1.
 func (c *RunCmd) runRPC(streams *IO, set settled) error {
-	ctx := streams.signals.context()
-	p, err := c.plan(streams, newModelsFile(streams), set, nil)
+	ctx := streams.signals.Context()
+	p, err := c.plan(streams, newModels(streams), set, nil)
 	if err != nil {
 		return err
 	}
 	defer p.source.Close() // a session the server never opened
-	host := &rpc.Local{WorkDir: p.cwd, SessionDir: c.sessionDir(streams), RegistryDir: registryDir(streams), Memory: c.NoSession,
-		Model: p.model, Provider: p.prov, Thinking: c.Thinking, Rewrite: p.redaction.sessionLines(), Store: p.redaction.store,
+	host := &rpc.Local{WorkDir: p.cwd, SessionDir: c.sessionDir(streams), RegistryDir: streams.home().Registry(), Memory: c.NoSession,
+		Model: p.model, Provider: p.prov, Thinking: c.Thinking, Rewrite: p.redaction.SessionLines(), Store: p.redaction.Store,
 		Start: func() (*control.Session, *control.Run, error) {
 			rs, err := c.openSession(streams, p)
 			if err != nil {
@@ -44,26 +44,26 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 		},
 		AgentConfig: func(id string, base agent.Config) agent.Config { return c.agentConfig(streams, p, id, base) },
 		OutputChain: func(h codec.Header) stages.Stage { return c.outputChain(p, h) },
-		Registry:    p.models.registry, Getenv: streams.Getenv, APIKey: c.APIKey,
+		Registry:    p.models.Registry, Getenv: streams.Getenv, APIKey: c.APIKey,
 		Resolve: func(providerName, id string) (provider.Model, provider.Provider, error) {
 			f := c.ModelFlags
 			f.Model, f.Provider = id, providerName
 			return f.resolve(streams, p.models, "")
 		},
-		Warnings: func(msg string) { fmt.Fprintf(streams.Err, "warning: %s\n", msg) },
+		Warnings: streams.warn,
 	}
 	srv := host.NewServer(streams.Out)
 	// --permission-mode ask puts each call no rule decides to the client, as a confirm dialog.
 	if host.Permission, err = c.PolicyFlags.permission(p.cwd, set.sources, host.Ask); err != nil {
 		return err
 	}
-	defer p.redaction.printReport(streams)
+	defer printRunReport(streams, p.redaction)
 	err = srv.Serve(ctx, streams.In)
 	var startup *ExitError
 	if errors.As(err, &startup) {
 		return err // the session could not be opened: exit 2 before any line
 	}
-	code, msg, bySignal := streams.signals.exit()
+	code, msg, bySignal := signalExit(streams.signals)
 	switch {
 	case errors.Is(err, rpc.ErrStopped):
 		err = Fail(ExitFailure, "stopped by request")

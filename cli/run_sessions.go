@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/signals"
@@ -18,9 +17,6 @@ type SessionFlags struct {
 	Fork     string `placeholder:"ID" xor:"which-session" help:"Start a new session from a copy of session ID's conversation; its header names ID as parentSession."`
 	Detach   bool   `help:"Run in the background, outliving the terminal: print only the session header and exit 0; the stream goes to $BASE_CONTEXT_HOME/run/<id>.events.jsonl (see attach)."`
 }
-
-// registryDir is the folder of the run registry: <home>/run.
-func registryDir(streams *IO) string { return filepath.Join(homeDir(streams), "run") }
 
 // chooseSession resolves --resume, --continue and --fork. id, when set, is the session id
 // the foreground process of a --detach run chose.
@@ -39,7 +35,7 @@ type runSession = control.Registered
 func (c *RunCmd) openSession(streams *IO, p *runPlan) (*runSession, error) {
 	signals.CatchFileSizeLimit()
 	s, err := p.source.OpenRun(control.OpenOptions{Dir: c.sessionDir(streams), Cwd: p.cwd, Memory: c.NoSession,
-		Rewrite: p.redaction.sessionLines(), Warn: warn(streams)}, registryDir(streams), p.resident,
+		Rewrite: p.redaction.SessionLines(), Warn: warn(streams)}, streams.home().Registry(), p.resident,
 		func(err error) { fmt.Fprintf(streams.Err, "warning: %v\n", err) })
 	var notRegistered *control.RegisterError
 	switch {
@@ -104,7 +100,7 @@ func (c *RunCmd) detachedRun(streams *IO, set settled, id string) error {
 	c.Mode = "json" // the events file holds the JSON stream, whatever the foreground printed
 	out := *streams
 	out.Out = r
-	err = c.run(streams.signals.context(), &out, set, r)
+	err = c.run(streams.signals.Context(), &out, set, r)
 	code, msg := exitCode(err)
 	if werr := r.End(code, msg); werr != nil && err == nil {
 		err = werr

@@ -32,14 +32,14 @@ func (f SessionDirFlag) find(streams *IO, query string) (string, error) {
 }
 
 func (f SessionDirFlag) check(streams *IO) error {
-	if f.SessionDir == "" && !hasHome(streams) {
+	if f.SessionDir == "" && !control.HasHome(streams.Getenv) {
 		return errNoHome
 	}
 	return nil
 }
 
 func (f SessionDirFlag) dir(streams *IO) string {
-	return cmp.Or(f.SessionDir, defaultSessionDir(streams))
+	return cmp.Or(f.SessionDir, streams.home().Sessions())
 }
 
 // warn prints a warning of what a session file holds.
@@ -62,7 +62,7 @@ func (c *SessionsListCmd) Run(streams *IO) error {
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
 	}
-	rows, problems, err := control.ListSessions(c.dir(streams), registryDir(streams), cwd, c.All)
+	rows, problems, err := control.ListSessions(c.dir(streams), streams.home().Registry(), cwd, c.All)
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
 	}
@@ -105,7 +105,7 @@ func (c *SessionsRmCmd) Run(streams *IO) error {
 	if err != nil {
 		return err
 	}
-	warnings, err := control.RemoveSession(path, registryDir(streams), func(id string) string { return outputsDir(streams, id) })
+	warnings, err := control.RemoveSession(path, streams.home().Registry(), streams.home().Outputs)
 	for _, w := range warnings {
 		fmt.Fprintf(streams.Err, "warning: %v\n", w)
 	}

@@ -23,7 +23,7 @@ func (c *RunCmd) settle(streams *IO, kctx *kong.Context) (settled, error) {
 	if err != nil {
 		return settled{}, err
 	}
-	sources, err := settings.Apply(homeDir(streams), cwd, kctx)
+	sources, err := settings.Apply(string(streams.home()), cwd, kctx)
 	if err != nil {
 		return settled{}, Wrap(ExitUsage, err)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"github.com/basecontext/base-context/internal/signals"
 	"os"
 	"syscall"
 	"testing"
@@ -10,9 +11,9 @@ import (
 // The first signal cancels the command's context with a cause that says which signal it
 // was: a tool it interrupts reports that, not "context canceled".
 func TestSignalCancelsWithItsCause(t *testing.T) {
-	w := &signalWatch{}
-	ctx := w.context()
-	defer w.stop()
+	w := &signals.Watch{}
+	ctx := w.Context()
+	defer w.Stop()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +21,7 @@ func TestSignalCancelsWithItsCause(t *testing.T) {
 	if cause := context.Cause(ctx); cause == nil || cause.Error() != "terminated (SIGTERM)" {
 		t.Errorf("cause %v, want terminated (SIGTERM)", cause)
 	}
-	if code, msg, ok := w.exit(); !ok || code != ExitTerminated || msg != "terminated" {
+	if code, msg, ok := signalExit(w); !ok || code != ExitTerminated || msg != "terminated" {
 		t.Errorf("exit %d %q %v", code, msg, ok)
 	}
 }

@@ -43,7 +43,7 @@ func (c *RunCmd) answerStream(streams *IO, p *runPlan) *terminal.Answer {
 	}
 	var redact func(string) string
 	if p.redaction != nil {
-		redact = p.redaction.answer
+		redact = p.redaction.Answer
 	}
 	return terminal.NewAnswer(streams.Out, redact)
 }

@@ -47,3 +47,33 @@ func LastErrorLine(path string) (string, error) {
 		}
 	}
 }
+
+// RunStderr is a run's stderr kept in a file (filter verdict's and filter text's --stderr),
+// read only once the stream has ended, as the run may still be writing it.
+type RunStderr struct {
+	Path string // "": none
+	err  error
+}
+
+// Check fails, before any input is read, when the file cannot be opened.
+func (r *RunStderr) Check() error {
+	if r.Path == "" {
+		return nil
+	}
+	f, err := userfile.Open(r.Path)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// LastError is the reason of the file's last "error:" line, read now (LastErrorLine); Err
+// says afterwards how reading it went.
+func (r *RunStderr) LastError() string {
+	reason, err := LastErrorLine(r.Path)
+	r.err = err
+	return reason
+}
+
+// Err is the error of reading the file, nil before LastError.
+func (r *RunStderr) Err() error { return r.err }

@@ -115,3 +115,47 @@ func (r *Reader) Read(p []byte) (int, error) {
 	}
 	return r.buf.Read(p)
 }
+
+// EventWriter is the output of an agent's events: each goes through the stage to dst,
+// gathered until Flush (the agent flushes after each provider chunk). A nil EventWriter
+// (a run that writes no events) takes every event and writes nothing.
+type EventWriter struct {
+	st   Stage
+	out  *codec.LineWriter
+	emit Emit
+}
+
+// NewEventWriter returns an EventWriter that sends st's output to dst.
+func NewEventWriter(st Stage, dst io.Writer) *EventWriter {
+	w := &EventWriter{st: st, out: codec.NewBatchWriter(dst)}
+	w.emit = func(f *Frame) error { return f.WriteLine(w.out) }
+	return w
+}
+
+// Event sends e through the stage.
+func (w *EventWriter) Event(e codec.Event) error {
+	if w == nil {
+		return nil
+	}
+	return w.st.Push(EventFrame(e), w.emit)
+}
+
+// Flush writes what the events pushed so far produced.
+func (w *EventWriter) Flush() error {
+	if w == nil {
+		return nil
+	}
+	return w.out.Flush()
+}
+
+// Close flushes the stage, then writes what is left, even when the stage failed.
+func (w *EventWriter) Close() error {
+	if w == nil {
+		return nil
+	}
+	err := w.st.Flush(w.emit)
+	if ferr := w.out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}

@@ -3,8 +3,11 @@
 package runredact
 
 import (
+	"io"
+
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
@@ -36,6 +39,17 @@ func NewSet(build func(warn bool) (*redact.Redactor, error), session, report boo
 		}
 	}
 	return s, nil
+}
+
+// New builds a run's engines of rules (NewSet): getenv reads the variables of rules.Env,
+// and warnings (the stream's alone) go to warnings.
+func New(rules filters.Redaction, getenv func(string) string, warnings io.Writer, session, report bool) (*Set, error) {
+	return NewSet(func(warn bool) (*redact.Redactor, error) {
+		if !warn {
+			return rules.Redactor(getenv, io.Discard)
+		}
+		return rules.Redactor(getenv, warnings)
+	}, session, report)
 }
 
 // Answer redacts the final answer that text mode prints, with the stream's rules.
@@ -94,4 +108,24 @@ func StderrKeys(keys []string) []string {
 		}
 	}
 	return out
+}
+
+// Stderr removes secrets from what a run writes to stderr, so that it carries no more than
+// the stream would after redaction: the API keys configured always, since a provider may
+// echo the key it was sent, and the tools' arguments may hold them (without redaction, only
+// those that look like keys: StderrKeys); with redaction on (rules not nil), whatever the
+// rules find too. nil: nothing to remove, or rules the stream's redactor reports as bad.
+func Stderr(rules *filters.Redaction, keys []string, getenv func(string) string) func(string) string {
+	r := filters.Redaction{NoDefaultRules: true}
+	if rules != nil {
+		r = *rules
+	} else if keys = StderrKeys(keys); len(keys) == 0 {
+		return nil
+	}
+	r.APIKeys = keys
+	red, err := r.Redactor(getenv, io.Discard) // the stream's redactor warns
+	if err != nil {
+		return nil
+	}
+	return red.RedactString
 }
