@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -169,17 +168,8 @@ func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
 	case c.NoTools:
 		return nil, nil
 	case c.Tools != "":
-		var names []string
-		for _, n := range strings.Split(c.Tools, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				names = append(names, n)
-			}
-		}
-		ts, err := tools.Select(opts, names)
-		if err != nil {
-			return nil, Fail(ExitUsage, err.Error())
-		}
-		return ts, nil
+		ts, err := tools.SelectList(opts, c.Tools)
+		return ts, Wrap(ExitUsage, err)
 	}
 	return tools.All(opts), nil
 }
