@@ -3,9 +3,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"github.com/basecontext/base-context/internal/signals"
 	"io"
 	"os"
 	"os/signal"
@@ -17,6 +15,7 @@ import (
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/cmdline"
 	"github.com/basecontext/base-context/internal/pipes"
+	"github.com/basecontext/base-context/internal/signals"
 	"github.com/basecontext/base-context/terminal"
 )
 
@@ -133,8 +132,7 @@ func Run(args []string, streams IO) (code int) {
 	defer streams.signals.Stop()
 	parser, err := parserFor(args, streams)
 	if err != nil {
-		fmt.Fprintf(streams.Err, "error: %v\n", err)
-		return ExitUsage
+		return printExit(streams, Wrap(ExitUsage, err))
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -148,17 +146,9 @@ func Run(args []string, streams IO) (code int) {
 			}
 		}
 	}()
-	if err := cmdline.CheckCommandTypo(parser.Model, args, defaultCommand); err != nil {
-		fmt.Fprintf(streams.Err, "error: %v\n", err)
-		return ExitUsage
-	}
-	ctx, err := parser.Parse(cmdline.Intersperse(parser.Model, args, defaultCommand))
-	if err != nil {
-		if errors.Is(err, syscall.EPIPE) {
-			return ExitOK // the reader of --help went away (| head)
-		}
-		fmt.Fprintf(streams.Err, "error: %v\n", err)
-		return ExitUsage
+	ctx, err := cmdline.Parse(parser, args, defaultCommand)
+	if err != nil { // EPIPE, the reader of --help gone (| head), exits 0 quietly
+		return printExit(streams, Wrap(ExitUsage, err))
 	}
 	if cmd := strings.Fields(ctx.Command()); len(cmd) > 0 {
 		if err := unsupported(cmd[0]); err != nil {

@@ -28,15 +28,10 @@ func (c *ConfigCmd) Run(streams *IO) error {
 	if err != nil {
 		return Fail(ExitUsage, err.Error())
 	}
-	cwd, err := run.Run.workDir()
+	sources, err := run.Run.PromptFlags.applySettings(streams, kctx)
 	if err != nil {
 		return err
 	}
-	sources, err := settings.Apply(string(streams.home()), cwd, kctx)
-	if err != nil {
-		return Wrap(ExitUsage, err)
-	}
-	// What an empty flag stands for.
 	effective := map[string]any{"model": provider.DefaultModel, "tools": tools.Names(), "compaction.reserve": int64(agent.DefaultCompactionReserve)}
 	return settings.Print(streams.Out, kctx, sources, effective, c.JSON)
 }

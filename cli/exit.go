@@ -2,9 +2,9 @@ package cli
 
 import (
 	"errors"
-	"github.com/basecontext/base-context/agent"
 	"syscall"
 
+	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/internal/cmdline"
 	"github.com/basecontext/base-context/internal/signals"
 	"github.com/basecontext/base-context/stages"

@@ -5,15 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/tools"
-	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
-	"github.com/basecontext/base-context/stages"
+	"github.com/basecontext/base-context/internal/runner"
 )
 
 // RunCmd runs the agent: the default command.
@@ -107,61 +104,31 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if err != nil {
 		return err
 	}
-	defer p.source.Close() // a session the run never opened
-	prompts, err := c.prompts(ctx, streams, status, p.cwd, p.model)
+	defer p.Source.Close() // a session the run never opened
+	prompts, err := c.prompts(ctx, streams, status, p.Cwd, p.Model)
 	if err != nil {
 		return err
 	}
 	// No client to ask in text and json mode: --permission-mode ask refuses what it would ask.
-	perm, err := c.PolicyFlags.permission(p.cwd, set.sources, nil)
+	perm, err := c.PolicyFlags.permission(p.Cwd, set.sources, nil)
 	if err != nil {
 		return err
 	}
-	defer printRunReport(streams, p.redaction)
+	defer printRunReport(streams, p.Redaction)
 	// A new session, or the one --resume, --continue or --fork names, registered (run_sessions.go).
 	sess, err := c.openSession(streams, p)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	header, store := sess.Header, p.redaction.Store(sess.Store)
 	streams.home().PruneOutputs()
-	store.AppendModelChange(p.model.Provider, p.model.ID)
-	store.AppendThinkingLevel(c.Thinking)
-
-	// The output chain (json mode): the agent's full events go through the stages to one
-	// writer. Its first stage writes the session header ahead of the first event. The writer
-	// holds what a provider chunk produces until the agent flushes it, after the chunk.
-	var events *stages.EventWriter // text mode writes no events
+	var events io.Writer // text mode writes no events
 	if c.Mode == "json" {
-		events = stages.NewEventWriter(c.outputChain(p, *header), streams.Out)
+		events = streams.Out
 	}
-	status.SetModel(p.model.Provider + "/" + p.model.ID)
 	answer := c.answerStream(streams, p) // text mode on a terminal: the answer as it arrives
-	defer answer.Close()
-	emit := func(e codec.Event) error {
-		status.Event(e)
-		answer.Event(e)
-		return events.Event(e)
-	}
-
-	ag := agent.New(c.agentConfig(streams, p, header.ID, agent.Config{
-		Store: store, Emit: emit, Flush: events.Flush, Permission: perm, HistoryEntryIDs: sess.HistoryIDs,
-	}), sess.History)
-	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
-
-	// The prompts after the first wait in the agent's queue as follow-ups.
-	for _, prompt := range prompts.Rest {
-		ag.FollowUp(prompt)
-	}
-	outcome := ag.Prompt(ctx, agent.Opening(sess.Undelivered, prompts.First)...)
-	status.Clear()
-	if err := answer.Close(); err != nil && outcome.Err == nil {
-		outcome.Err = err
-	}
-	if err := events.Close(); err != nil && outcome.Err == nil {
-		outcome.Err = err
-	}
+	outcome := runner.Run{Plan: p, Options: c.runOptions(streams), Session: sess, Permission: perm, Prompts: prompts,
+		Status: status, Answer: answer, Events: events}.Execute(ctx)
 	if outcome.SaveErr != nil {
 		return Fail(ExitFailure, outcome.SaveErr.Error())
 	}
@@ -180,14 +147,14 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if outcome.Failed() {
 		return Fail(ExitFailure, outcome.FailureReason())
 	}
-	text, err := finalAnswer(p.schema, outcome.Final)
+	text, err := finalAnswer(p.Schema, outcome.Final)
 	if err != nil {
 		return err
 	}
 	// Text mode prints the answer of a completed run only: an interrupted or failed run has
 	// none (its reason goes to stderr), not even the text received so far.
 	if c.Mode == "text" && !answer.Wrote() {
-		if text := p.redaction.Answer(text); text != "" {
+		if text := p.Redaction.Answer(text); text != "" {
 			if _, err := io.WriteString(streams.Out, text+"\n"); err != nil {
 				return err
 			}
@@ -201,17 +168,8 @@ func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
 	case c.NoTools:
 		return nil, nil
 	case c.Tools != "":
-		var names []string
-		for _, n := range strings.Split(c.Tools, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				names = append(names, n)
-			}
-		}
-		ts, err := tools.Select(opts, names)
-		if err != nil {
-			return nil, Fail(ExitUsage, err.Error())
-		}
-		return ts, nil
+		ts, err := tools.SelectList(opts, c.Tools)
+		return ts, Wrap(ExitUsage, err)
 	}
 	return tools.All(opts), nil
 }

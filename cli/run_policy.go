@@ -19,13 +19,7 @@ type PolicyFlags struct {
 // client about a call (--permission-mode ask); nil when there is no client. sources say
 // where the settings came from: the rules of a settings file name it.
 func (f *PolicyFlags) permission(cwd string, sources settingSources, ask func(context.Context, string) (bool, error)) (agent.Permission, error) {
-	file := func(key string) string {
-		if s := sources[key]; s != "flag" {
-			return s
-		}
-		return ""
-	}
-	p, err := policy.Given{Allow: f.Allow, Deny: f.Deny, AllowFile: file("permissions.allow"), DenyFile: file("permissions.deny"),
+	p, err := policy.Given{Allow: f.Allow, Deny: f.Deny, AllowFile: sources.File("permissions.allow"), DenyFile: sources.File("permissions.deny"),
 		Mode: policy.Mode(f.PermissionMode), ReadOnly: f.ReadOnly, Cwd: cwd, Ask: ask}.Build()
 	if err != nil || p == nil {
 		return nil, Wrap(ExitUsage, err)

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/basecontext/base-context/agent/prompt"
@@ -41,12 +40,8 @@ func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Stat
 	if err != nil {
 		return nil, Fail(ExitUsage, err.Error())
 	}
-	if ps.First == nil {
-		return nil, Fail(ExitUsage, "no prompt: give one as an argument or on stdin")
-	}
-	if len(ps.Images) > 0 && !model.Images {
-		return nil, Fail(ExitUsage, fmt.Sprintf("@%s is an image, and model %s/%s does not take images: choose one that does, "+
-			"or, if it does, say so in models.json (\"input\": [\"text\", \"image\"])", ps.Images[0], model.Provider, model.ID))
+	if err := ps.Check(model); err != nil {
+		return nil, Fail(ExitUsage, err.Error())
 	}
 	return ps, nil
 }

@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/provider"
-	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/rpc"
-	"github.com/basecontext/base-context/stages"
 )
 
 // validateRPC checks the flags of --mode rpc: prompts come as commands on stdin.
@@ -32,9 +29,8 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 	if err != nil {
 		return err
 	}
-	defer p.source.Close() // a session the server never opened
-	host := &rpc.Local{WorkDir: p.cwd, SessionDir: c.sessionDir(streams), RegistryDir: streams.home().Registry(), Memory: c.NoSession,
-		Model: p.model, Provider: p.prov, Thinking: c.Thinking, Rewrite: p.redaction.SessionLines(), Store: p.redaction.Store,
+	defer p.Source.Close() // a session the server never opened
+	host := &rpc.Local{Plan: p, Options: c.runOptions(streams), SessionDir: c.sessionDir(streams), RegistryDir: streams.home().Registry(), Memory: c.NoSession,
 		Start: func() (*control.Session, *control.Run, error) {
 			rs, err := c.openSession(streams, p)
 			if err != nil {
@@ -42,22 +38,20 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 			}
 			return rs.Session, rs.Run, nil
 		},
-		AgentConfig: func(id string, base agent.Config) agent.Config { return c.agentConfig(streams, p, id, base) },
-		OutputChain: func(h codec.Header) stages.Stage { return c.outputChain(p, h) },
-		Registry:    p.models.Registry, Getenv: streams.Getenv, APIKey: c.APIKey,
+		Getenv: streams.Getenv, APIKey: c.APIKey,
 		Resolve: func(providerName, id string) (provider.Model, provider.Provider, error) {
 			f := c.ModelFlags
 			f.Model, f.Provider = id, providerName
-			return f.resolve(streams, p.models, "")
+			return f.resolve(streams, p.Models, "")
 		},
 		Warnings: streams.warn,
 	}
 	srv := host.NewServer(streams.Out)
 	// --permission-mode ask puts each call no rule decides to the client, as a confirm dialog.
-	if host.Permission, err = c.PolicyFlags.permission(p.cwd, set.sources, host.Ask); err != nil {
+	if host.Permission, err = c.PolicyFlags.permission(p.Cwd, set.sources, host.Ask); err != nil {
 		return err
 	}
-	defer printRunReport(streams, p.redaction)
+	defer printRunReport(streams, p.Redaction)
 	err = srv.Serve(ctx, streams.In)
 	var startup *ExitError
 	if errors.As(err, &startup) {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/runner"
 	"github.com/basecontext/base-context/internal/signals"
 )
 
@@ -32,10 +33,10 @@ func (c *RunCmd) chooseSession(streams *IO, cwd, id string) (control.Choice, err
 type runSession = control.Registered
 
 // openSession opens the plan's session and registers the run. The caller must Close it.
-func (c *RunCmd) openSession(streams *IO, p *runPlan) (*runSession, error) {
+func (c *RunCmd) openSession(streams *IO, p *runner.Plan) (*runSession, error) {
 	signals.CatchFileSizeLimit()
-	s, err := p.source.OpenRun(control.OpenOptions{Dir: c.sessionDir(streams), Cwd: p.cwd, Memory: c.NoSession,
-		Rewrite: p.redaction.SessionLines(), Warn: warn(streams)}, streams.home().Registry(), p.resident,
+	s, err := p.Source.OpenRun(control.OpenOptions{Dir: c.sessionDir(streams), Cwd: p.Cwd, Memory: c.NoSession,
+		Rewrite: p.Redaction.SessionLines(), Warn: warn(streams)}, streams.home().Registry(), p.Resident,
 		func(err error) { fmt.Fprintf(streams.Err, "warning: %v\n", err) })
 	var notRegistered *control.RegisterError
 	switch {

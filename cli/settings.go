@@ -19,17 +19,24 @@ type settled struct {
 // settle fills in the run flags the command line does not give from the settings files,
 // then checks the combination again.
 func (c *RunCmd) settle(streams *IO, kctx *kong.Context) (settled, error) {
-	cwd, err := c.workDir()
+	sources, err := c.PromptFlags.applySettings(streams, kctx)
 	if err != nil {
 		return settled{}, err
 	}
-	sources, err := settings.Apply(string(streams.home()), cwd, kctx)
-	if err != nil {
-		return settled{}, Wrap(ExitUsage, err)
-	}
 	s := settled{sources: sources}
-	if from := sources["model"]; from != "" && from != "flag" {
+	if sources.File("model") != "" {
 		s.model, c.Model = c.Model, ""
 	}
 	return s, Wrap(ExitUsage, c.Validate())
+}
+
+// applySettings fills in the flags of kctx the command line does not give from the settings
+// files of the home and of the directory the run works in (--cwd).
+func (f *PromptFlags) applySettings(streams *IO, kctx *kong.Context) (settingSources, error) {
+	cwd, err := f.workDir()
+	if err != nil {
+		return nil, err
+	}
+	sources, err := settings.Apply(string(streams.home()), cwd, kctx)
+	return sources, Wrap(ExitUsage, err)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"time"
 
+	"github.com/basecontext/base-context/internal/runner"
 	"github.com/basecontext/base-context/terminal"
 )
 
@@ -37,13 +38,13 @@ func (f StatusFlags) start(streams *IO, mode string, idle time.Duration, redact 
 // answerStream is text mode's answer on a terminal, written as it arrives (redacted as the
 // final answer would be); nil elsewhere, and with -p or --output-schema, which print the
 // final answer only.
-func (c *RunCmd) answerStream(streams *IO, p *runPlan) *terminal.Answer {
-	if c.Mode != "text" || !streams.StdoutIsTerminal || c.Print || p.schema != nil {
+func (c *RunCmd) answerStream(streams *IO, p *runner.Plan) *terminal.Answer {
+	if c.Mode != "text" || !streams.StdoutIsTerminal || c.Print || p.Schema != nil {
 		return nil
 	}
 	var redact func(string) string
-	if p.redaction != nil {
-		redact = p.redaction.Answer
+	if p.Redaction != nil {
+		redact = p.Redaction.Answer
 	}
 	return terminal.NewAnswer(streams.Out, redact)
 }

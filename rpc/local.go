@@ -13,6 +13,7 @@ import (
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/runner"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -21,32 +22,20 @@ import (
 // find it; its agents, output chains and models are those of the run's flags, which the
 // caller gives as functions.
 type Local struct {
-	WorkDir     string
+	Plan        *runner.Plan   // the process's working directory, model (recorded in each session), redaction
+	Options     runner.Options // the run flags every agent shares
 	SessionDir  string
 	RegistryDir string
 	Memory      bool // --no-session: every session is kept in memory only
 
-	Model    provider.Model // the model the process starts with, recorded in each session
-	Provider provider.Provider
-	Thinking string
-
 	// Start opens the session of the flags (new, --resume, --continue, --fork), registered.
 	Start func() (*control.Session, *control.Run, error)
-	// Rewrite rewrites each entry a fork copies from its parent, and Store wraps the store of
-	// each session (both: the redaction of what is saved).
-	Rewrite func(line []byte) []byte
-	Store   func(session.Store) session.Store
-	// AgentConfig completes the configuration of a session's agent as the run flags say.
-	AgentConfig func(id string, base agent.Config) agent.Config
 	// Permission decides tool calls (nil: all are allowed); see Ask.
 	Permission agent.Permission
-	// OutputChain is the chain of --mode json: the header, redaction, the delta form.
-	OutputChain func(codec.Header) stages.Stage
-	// Registry is the model catalog; the models of a provider whose key Getenv has (or
-	// APIKey, --api-key, for the provider of Model) are the client's to choose.
-	Registry func() (*provider.Registry, error)
-	Getenv   func(string) string
-	APIKey   string
+	// The models of a provider whose key Getenv has (or APIKey, --api-key, for the provider
+	// of the plan's model) are the client's to choose.
+	Getenv func(string) string
+	APIKey string
 	// Resolve finds a model as --provider and --model would; a leading "error: " of its
 	// errors, which are written for stderr, is dropped.
 	Resolve func(providerName, id string) (provider.Model, provider.Provider, error)
@@ -71,7 +60,7 @@ func (l *Local) Ask(ctx context.Context, question string) (bool, error) {
 	return a.Confirmed, err
 }
 
-func (l *Local) Cwd() string     { return l.WorkDir }
+func (l *Local) Cwd() string     { return l.Plan.Cwd }
 func (l *Local) Warn(msg string) { l.Warnings(msg) }
 
 // StartSession opens the session of the flags: new, --resume, --continue or --fork.
@@ -87,12 +76,12 @@ func (l *Local) StartSession() (*Session, error) {
 // open opens a session of src after the first, as the flags say (in memory with
 // --no-session), and registers it.
 func (l *Local) open(src *control.Source, parent string) (*Session, error) {
-	s, err := src.Open(control.OpenOptions{Dir: l.SessionDir, Cwd: l.WorkDir, Memory: l.Memory,
-		Parent: parent, Rewrite: l.Rewrite, Warn: func(path, w string) { l.Warn(path + ": " + w) }})
+	s, err := src.Open(control.OpenOptions{Dir: l.SessionDir, Cwd: l.Plan.Cwd, Memory: l.Memory,
+		Parent: parent, Rewrite: l.Plan.Redaction.SessionLines(), Warn: func(path, w string) { l.Warn(path + ": " + w) }})
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the session file: %v", err)
 	}
-	run, err := control.Start(l.RegistryDir, s.Header.ID, l.WorkDir, s.File, nil)
+	run, err := control.Start(l.RegistryDir, s.Header.ID, l.Plan.Cwd, s.File, nil)
 	if err != nil {
 		l.Warn("cannot register the session, so list, stop, send and attach will not find it: " + err.Error())
 	}
@@ -124,8 +113,8 @@ func (l *Local) SwitchSession(path string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !control.SameDir(hd.Cwd, l.WorkDir) {
-		return nil, fmt.Errorf("session %s belongs to %s, not to this directory (%s)", hd.ID, hd.Cwd, l.WorkDir)
+	if !control.SameDir(hd.Cwd, l.Plan.Cwd) {
+		return nil, fmt.Errorf("session %s belongs to %s, not to this directory (%s)", hd.ID, hd.Cwd, l.Plan.Cwd)
 	}
 	src, err := control.Choice{Kind: control.KindResume, ID: hd.ID, Path: path}.Load(l.RegistryDir)
 	if err != nil {
@@ -185,9 +174,7 @@ func (l *Local) Entries(s *Session) ([]session.Entry, error) {
 // wrap turns an open session into the server's: the store records the model, and a
 // registered session gets an events file that `attach` follows.
 func (l *Local) wrap(cs *control.Session, run *control.Run, mem *session.Memory) *Session {
-	store := l.Store(cs.Store)
-	store.AppendModelChange(l.Model.Provider, l.Model.ID)
-	store.AppendThinkingLevel(l.Thinking)
+	store := l.Plan.Store(l.Options, cs.Store)
 	s := &Session{Header: cs.Header, Store: store, History: cs.History, HistoryIDs: cs.HistoryIDs, File: cs.File,
 		Manage: func(ctx context.Context, ag *agent.Agent) context.Context { return run.Manage(ctx, ag) }}
 	run.Deliver = l.srv.Deliver // `send` to an idle session starts a run
@@ -210,27 +197,27 @@ func (l *Local) wrap(cs *control.Session, run *control.Run, mem *session.Memory)
 
 // NewAgent builds the agent of a session, with the run flags' configuration.
 func (l *Local) NewAgent(s *Session, emit func(codec.Event) error) *agent.Agent {
-	cfg := l.AgentConfig(s.Header.ID, agent.Config{
+	cfg := l.Plan.AgentConfig(l.Options, s.Header.ID, agent.Config{
 		Store: s.Store, Emit: emit, Permission: l.Permission, HistoryEntryIDs: s.HistoryIDs,
 	})
 	return agent.New(cfg, s.History)
 }
 
 // Chain is the output chain of --mode json: the header, redaction, the delta form.
-func (l *Local) Chain(hd codec.Header) stages.Stage { return l.OutputChain(hd) }
+func (l *Local) Chain(hd codec.Header) stages.Stage { return l.Plan.OutputChain(l.Options, hd) }
 
 // Models are the models whose provider has a key, and the scripted model in use.
 func (l *Local) Models() []ModelInfo {
 	var out []ModelInfo
-	if l.Model.Provider == provider.APIScript {
-		out = append(out, ModelInfo{Model: l.Model})
+	if l.Plan.Model.Provider == provider.APIScript {
+		out = append(out, ModelInfo{Model: l.Plan.Model})
 	}
-	reg, err := l.Registry()
+	reg, err := l.Plan.Models.Registry()
 	if err != nil {
 		return out
 	}
 	for _, p := range reg.Providers {
-		if _, err := p.Key(l.Getenv); err != nil && !(l.APIKey != "" && p.Name == l.Model.Provider) {
+		if _, err := p.Key(l.Getenv); err != nil && !(l.APIKey != "" && p.Name == l.Plan.Model.Provider) {
 			continue
 		}
 		for _, m := range p.Models {
@@ -244,8 +231,8 @@ func (l *Local) Models() []ModelInfo {
 // ResolveModel finds a model as --provider and --model would; the scripted model in use is
 // found by its id.
 func (l *Local) ResolveModel(providerName, id string) (provider.Model, provider.Provider, error) {
-	if providerName == provider.APIScript && l.Model.Provider == provider.APIScript && id == l.Model.ID {
-		return l.Model, l.Provider, nil
+	if providerName == provider.APIScript && l.Plan.Model.Provider == provider.APIScript && id == l.Plan.Model.ID {
+		return l.Plan.Model, l.Plan.Provider, nil
 	}
 	m, p, err := l.Resolve(providerName, id)
 	if err != nil {
@@ -256,7 +243,7 @@ func (l *Local) ResolveModel(providerName, id string) (provider.Model, provider.
 
 // BaseURL is where a provider's server is.
 func (l *Local) BaseURL(providerName string) string {
-	reg, err := l.Registry()
+	reg, err := l.Plan.Models.Registry()
 	if err != nil {
 		return ""
 	}

@@ -13,6 +13,14 @@ import (
 // Sources says where each setting in effect came from: a settings file, or "flag".
 type Sources map[string]string
 
+// File is the settings file the setting key came from: "" when a flag gave it, or nothing.
+func (s Sources) File(key string) string {
+	if from := s[key]; from != "flag" {
+		return from
+	}
+	return ""
+}
+
 // Apply sets the flags of a parsed command line that it does not give from the settings
 // files of home and cwd (the project's winning over the user's), and returns where each
 // value came from. Its errors name the file, and the line where they can.

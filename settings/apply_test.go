@@ -73,3 +73,16 @@ func TestApplyBadValue(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+func TestSourcesFile(t *testing.T) {
+	s := Sources{"model": "/home/u/.base-context/settings.json", "permissions.allow": "flag"}
+	if got := s.File("model"); got != "/home/u/.base-context/settings.json" {
+		t.Errorf("File(model) = %q, want the settings file", got)
+	}
+	if got := s.File("permissions.allow"); got != "" {
+		t.Errorf("File of a flag = %q, want none", got)
+	}
+	if got := s.File("thinking"); got != "" {
+		t.Errorf("File of a setting not given = %q, want none", got)
+	}
+}

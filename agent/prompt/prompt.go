@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/internal/userfile"
 )
@@ -57,6 +58,19 @@ type Prompts struct {
 	First  []codec.Content // text, then the images in the order named; nil when there is no prompt
 	Rest   []string
 	Images []string // the @FILE names that are images
+}
+
+// Check refuses prompts a run cannot start with: none at all, or images for a model that
+// takes none.
+func (ps *Prompts) Check(model provider.Model) error {
+	if ps.First == nil {
+		return errors.New("no prompt: give one as an argument or on stdin")
+	}
+	if len(ps.Images) > 0 && !model.Images {
+		return fmt.Errorf("@%s is an image, and model %s/%s does not take images: choose one that does, "+
+			"or, if it does, say so in models.json (\"input\": [\"text\", \"image\"])", ps.Images[0], model.Provider, model.ID)
+	}
+	return nil
 }
 
 // Gather reads the files and stdin the arguments ask for into the prompts. An @FILE that

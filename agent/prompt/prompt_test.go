@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/codec"
 )
 
@@ -120,3 +121,17 @@ func TestGatherStdin(t *testing.T) {
 type zeros struct{}
 
 func (zeros) Read(b []byte) (int, error) { clear(b); return len(b), nil }
+
+func TestCheck(t *testing.T) {
+	text := provider.Model{Provider: "p", ID: "text-only"}
+	if err := (&Prompts{}).Check(text); err == nil || !strings.Contains(err.Error(), "no prompt") {
+		t.Errorf("Check of no prompt = %v, want 'no prompt'", err)
+	}
+	withImage := &Prompts{First: []codec.Content{}, Images: []string{"shot.png"}}
+	if err := withImage.Check(text); err == nil || !strings.Contains(err.Error(), "@shot.png is an image, and model p/text-only does not take images") {
+		t.Errorf("Check of an image for a text model = %v", err)
+	}
+	if err := withImage.Check(provider.Model{Provider: "p", ID: "vision", Images: true}); err != nil {
+		t.Errorf("Check of an image for a model that takes images = %v", err)
+	}
+}

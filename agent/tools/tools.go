@@ -112,6 +112,18 @@ func All(opts Options) []Tool {
 	return out
 }
 
+// SelectList is Select of a comma-separated list of names (--tools): spaces around a name
+// and empty names are ignored.
+func SelectList(opts Options, list string) ([]Tool, error) {
+	var names []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	return Select(opts, names)
+}
+
 // Select returns the named tools in the order given (duplicates dropped). Unknown names are
 // an error that lists them.
 func Select(opts Options, names []string) ([]Tool, error) {

@@ -223,6 +223,19 @@ func TestSelect(t *testing.T) {
 	}
 }
 
+func TestSelectList(t *testing.T) {
+	ts, err := SelectList(Options{}, " grep , ,read,")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 2 || ts[0].Name() != "grep" || ts[1].Name() != "read" {
+		t.Fatalf("SelectList = %v, want grep and read", ts)
+	}
+	if _, err := SelectList(Options{}, "read, nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Fatalf("SelectList error = %v, want one naming \"nope\"", err)
+	}
+}
+
 // ---- truncation ----
 
 func TestTruncateFits(t *testing.T) {
