@@ -42,9 +42,8 @@ func (c *RunCmd) answerStream(streams *IO, p *runner.Plan) *terminal.Answer {
 	if c.Mode != "text" || !streams.StdoutIsTerminal || c.Print || p.Schema != nil {
 		return nil
 	}
-	var redact func(string) string
 	if p.Redaction != nil {
-		redact = p.Redaction.Answer
+		return terminal.NewAnswer(streams.Out, p.Redaction.Stream)
 	}
-	return terminal.NewAnswer(streams.Out, redact)
+	return terminal.NewAnswer(streams.Out, nil)
 }

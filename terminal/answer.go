@@ -2,26 +2,32 @@ package terminal
 
 import (
 	"io"
-	"strings"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/redact"
 )
 
 // Answer writes the text of the model's messages to a terminal as it arrives. With a
-// redaction, it writes whole lines (a secret cut between two pieces would pass unseen
-// otherwise); each text block ends its line.
+// redaction, each text block goes through a redact.Block, which holds back only what could
+// still become part of a secret, so that what is written adds up to the redaction of the
+// whole text (a secret over several lines or pieces included); each text block ends its line.
 type Answer struct {
 	w       io.Writer
-	redact  func(string) string
-	pending strings.Builder // the line being received, with a redaction
-	midLine bool            // the last byte written was not a line break
+	walker  *redact.Walker // nil: no redaction
+	block   redact.Block
+	inBlock bool
+	midLine bool // the last byte written was not a line break
 	wrote   bool
 	err     error
 }
 
-// NewAnswer writes the answer to w; redact, when not nil, removes secrets from each line.
-func NewAnswer(w io.Writer, redact func(string) string) *Answer {
-	return &Answer{w: w, redact: redact}
+// NewAnswer writes the answer to w, redacted with r's rules when r is not nil.
+func NewAnswer(w io.Writer, r *redact.Redactor) *Answer {
+	a := &Answer{w: w}
+	if r != nil {
+		a.walker = redact.NewWalker(r)
+	}
+	return a
 }
 
 // Event takes the text of one event of the run's stream; a nil Answer takes none.
@@ -34,40 +40,41 @@ func (a *Answer) Event(e codec.Event) {
 		return
 	}
 	switch u.Update.Type {
+	case codec.UpdateTextStart:
+		if a.walker != nil {
+			a.block.Start(a.walker, false)
+			a.inBlock = true
+		}
 	case codec.UpdateTextDelta:
-		a.text(u.Update.Delta)
-	case codec.UpdateTextEnd:
-		a.endLine()
-	}
-}
-
-func (a *Answer) text(delta string) {
-	if a.redact == nil {
-		a.write(delta)
-		return
-	}
-	for {
-		line, rest, ok := strings.Cut(delta, "\n")
-		if !ok {
-			a.pending.WriteString(delta)
+		if !a.inBlock {
+			a.write(u.Update.Delta)
 			return
 		}
-		a.pending.WriteString(line + "\n")
-		a.write(a.redact(a.pending.String()))
-		a.pending.Reset()
-		delta = rest
+		out, _ := a.block.Push([]byte(u.Update.Delta))
+		a.writeBytes(out)
+	case codec.UpdateTextEnd:
+		a.endBlock()
 	}
 }
 
-// endLine writes what is pending and ends the line.
-func (a *Answer) endLine() {
-	if a.pending.Len() > 0 {
-		a.write(a.redact(a.pending.String()))
-		a.pending.Reset()
+// endBlock writes what the block held back and ends the line.
+func (a *Answer) endBlock() {
+	if a.inBlock {
+		a.writeBytes(a.block.Finish())
+		a.inBlock = false
 	}
 	if a.midLine {
 		a.write("\n")
 	}
+}
+
+func (a *Answer) writeBytes(b []byte) {
+	if len(b) == 0 || a.err != nil {
+		return
+	}
+	_, a.err = a.w.Write(b)
+	a.midLine = b[len(b)-1] != '\n'
+	a.wrote = true
 }
 
 func (a *Answer) write(s string) {
@@ -85,7 +92,7 @@ func (a *Answer) Close() error {
 	if a == nil {
 		return nil
 	}
-	a.endLine()
+	a.endBlock()
 	return a.err
 }
 

@@ -61,7 +61,7 @@ func New(w io.Writer, opts Options) *Status {
 	s := &Status{w: w, opts: opts}
 	if opts.Show && opts.IdleTimeout > 0 {
 		s.stop = make(chan struct{})
-		go s.countWaits()
+		go s.countWaits(s.stop)
 	}
 	return s
 }
@@ -74,14 +74,14 @@ func (s *Status) Close() {
 	}
 }
 
-func (s *Status) countWaits() {
+func (s *Status) countWaits(stop <-chan struct{}) {
 	ticker := time.NewTicker(time.Second)
 	defer ticker.Stop()
 	for {
 		select {
 		case now := <-ticker.C:
 			s.Tick(now)
-		case <-s.stop:
+		case <-stop:
 			return
 		}
 	}
