@@ -32,7 +32,10 @@ func Intersperse(app *kong.Application, args []string, withDefault string) []str
 			return join(args[:first], flags, []string{"--"}, positionals, args[i+1:])
 		case strings.HasPrefix(a, "-") && a != "-":
 			end := i + 1
-			if takesValue(node, app.Node, withDefault, a) && end < len(args) {
+			if takesValue(node, app.Node, withDefault, a) {
+				if end == len(args) {
+					return args // its value is missing: kong says so, nothing is moved into it
+				}
 				end++
 			}
 			if first >= 0 {
@@ -83,11 +86,12 @@ func child(node *kong.Node, name string) *kong.Node {
 	return nil
 }
 
-// takesValue reports whether the flag arg (as written: --name, -x) of node, its parents, or
-// the default command when none is named is one that takes the next argument as its value:
-// not a bool or a counter, and not written --name=value or -xVALUE.
+// takesValue reports whether the flag arg (as written: --name, -x, or a cluster of short
+// flags -qo) of node, its parents, or the default command when none is named takes the next
+// argument as its value: not a bool or a counter, not written --name=value or -xVALUE, and
+// in a cluster the last letter, after bools only.
 func takesValue(node, root *kong.Node, withDefault, arg string) bool {
-	if strings.Contains(arg, "=") || !strings.HasPrefix(arg, "--") && len(arg) != 2 {
+	if strings.Contains(arg, "=") {
 		return false
 	}
 	nodes := []*kong.Node{}
@@ -99,14 +103,34 @@ func takesValue(node, root *kong.Node, withDefault, arg string) bool {
 			nodes = append(nodes, d)
 		}
 	}
-	for _, n := range nodes {
-		for _, f := range n.Flags {
-			if arg == "--"+f.Name || f.Short != 0 && arg == "-"+string(f.Short) || hasAlias(f, arg) {
-				return !f.IsBool() && !f.IsCounter()
-			}
+	takes := func(f *kong.Flag) bool { return !f.IsBool() && !f.IsCounter() }
+	if strings.HasPrefix(arg, "--") {
+		f := flagNamed(nodes, func(f *kong.Flag) bool { return arg == "--"+f.Name || hasAlias(f, arg) })
+		return f != nil && takes(f)
+	}
+	letters := []rune(arg[1:])
+	for i, r := range letters {
+		f := flagNamed(nodes, func(f *kong.Flag) bool { return f.Short == r })
+		if f == nil {
+			return false // kong refuses it
+		}
+		if takes(f) {
+			return i == len(letters)-1 // -oVALUE, or -qo VALUE
 		}
 	}
 	return false
+}
+
+// flagNamed is the first flag of nodes that is.
+func flagNamed(nodes []*kong.Node, is func(*kong.Flag) bool) *kong.Flag {
+	for _, n := range nodes {
+		for _, f := range n.Flags {
+			if is(f) {
+				return f
+			}
+		}
+	}
+	return nil
 }
 
 func hasAlias(f *kong.Flag, arg string) bool {

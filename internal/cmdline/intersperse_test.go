@@ -16,6 +16,7 @@ type testCLI struct {
 	Filter struct {
 		Deltas struct {
 			Output string   `short:"o"`
+			Quiet  bool     `short:"q"`
 			Files  []string `arg:"" optional:""`
 		} `cmd:""`
 	} `cmd:""`
@@ -38,6 +39,14 @@ func TestIntersperseMovesFlagsBeforeThePositionals(t *testing.T) {
 		{[]string{"--", "-x", "--mode", "json"}, []string{"--", "-x", "--mode", "json"}},
 		{[]string{"__complete", "filter", "--o"}, []string{"__complete", "filter", "--o"}},
 		{[]string{"--mode", "json", "hi"}, []string{"--mode", "json", "hi"}},
+		// A flag whose value is missing is left where it is, for kong to refuse: moved in
+		// front, it would take a positional (an input file) as its value.
+		{[]string{"filter", "deltas", "in", "-o"}, []string{"filter", "deltas", "in", "-o"}},
+		{[]string{"fix", "it", "--mode"}, []string{"fix", "it", "--mode"}},
+		// A cluster of short flags takes the next argument when its last letter does.
+		{[]string{"filter", "deltas", "a", "-qo", "out", "b"}, []string{"filter", "deltas", "-qo", "out", "a", "b"}},
+		{[]string{"filter", "deltas", "a", "-qoout", "b"}, []string{"filter", "deltas", "-qoout", "a", "b"}},
+		{[]string{"filter", "deltas", "a", "--output=x", "b"}, []string{"filter", "deltas", "--output=x", "a", "b"}},
 	} {
 		if got := Intersperse(k.Model, c.args, "run"); !slices.Equal(got, c.want) {
 			t.Errorf("Intersperse(%q) = %q, want %q", c.args, got, c.want)
