@@ -97,7 +97,7 @@ func (e *IdleTimeoutError) Temporary() bool { return true }
 
 // idleTransport ends a request whose server stays silent for idle: a timer started with
 // the request, restarted as the request's body is sent (a long request on a slow link is
-// progress, not silence), by the headers and by every read of the body that brings bytes,
+// progress, not silence), and then running only while a read of the response's body waits,
 // cancels the request's own context when it fires, and the failure is reported as an
 // IdleTimeoutError instead of a cancellation (which would read as the user's abort).
 type idleTransport struct {
@@ -144,7 +144,9 @@ func (t *idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		w.stop()
 		return nil, w.err(err)
 	}
-	w.timer.Reset(t.idle) // the headers came: the silence starts again
+	// The headers came. From here the watch runs only while a read of the body waits: the
+	// time the reader spends on what it read (a slow stdout) is not the server's silence.
+	w.timer.Stop()
 	res.Body = &idleBody{body: res.Body, w: w}
 	return res, nil
 }
@@ -172,15 +174,10 @@ type idleBody struct {
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
+	b.w.timer.Reset(b.w.idle)
 	n, err := b.body.Read(p)
-	switch {
-	case err != nil:
-		err = b.w.err(err)
-		b.w.timer.Stop()
-	case n > 0:
-		b.w.timer.Reset(b.w.idle)
-	}
-	return n, err
+	b.w.timer.Stop()
+	return n, b.w.err(err)
 }
 
 func (b *idleBody) Close() error {
