@@ -298,7 +298,10 @@ func (a *Agent) Prompt(ctx context.Context, users ...*codec.UserMessage) (out Ou
 		if limit := timeLimitHit(ctx); limit != nil {
 			// Cut by --max-time: the run stopped at its limit, it was not interrupted, and a
 			// compaction it cut short did not fail.
-			out.Limit, out.Interrupted, out.CompactionErr = limit, false, nil
+			out.Limit, out.Interrupted = limit, false
+			if cut := (*LimitError)(nil); errors.As(out.CompactionErr, &cut) {
+				out.CompactionErr = nil // cut by the limit; one that failed of itself stays
+			}
 		}
 	}()
 	a.use = usage{start: a.cfg.Now()}

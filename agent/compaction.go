@@ -225,7 +225,7 @@ func (a *Agent) compact(ctx context.Context, reason, instructions string, willRe
 	}
 	if err != nil {
 		if limit := timeLimitHit(ctx); limit != nil {
-			err = errors.New("compaction aborted: " + limit.Error())
+			err = fmt.Errorf("compaction aborted: %w", limit)
 		} else if ctx.Err() != nil {
 			err = errors.New("compaction aborted")
 		}
