@@ -36,6 +36,12 @@ func Create(path string) (*Output, error) {
 	case err != nil:
 		return nil, err
 	case st.Mode().IsRegular():
+		// A file the user may not write is not replaced behind their back: > would fail too.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
 		return createBeside(target, st.Mode().Perm()|st.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), st)
 	case st.IsDir():
 		return nil, fmt.Errorf("%s: is a directory", path)
@@ -86,12 +92,21 @@ func createBeside(target string, perm fs.FileMode, old fs.FileInfo) (*Output, er
 // Commit closes the output and, when complete, puts it in place; an incomplete one is
 // removed (written in place, what was written stays written).
 func (o *Output) Commit(complete bool) error {
-	err := o.Close()
 	if o.target == "" {
-		return err
+		return o.Close()
+	}
+	var err error
+	if complete {
+		err = o.Sync() // on disk before it is named: a crash leaves the old file, not an empty one
+	}
+	if cerr := o.Close(); err == nil {
+		err = cerr
 	}
 	if complete && err == nil {
-		if err = os.Rename(o.Name(), o.target); err == nil {
+		// What was looked at may have been replaced since by something not to replace.
+		if st, lerr := os.Lstat(o.target); lerr == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+			err = fmt.Errorf("%s: is no longer a regular file; the output is not put in its place", o.target)
+		} else if err = os.Rename(o.Name(), o.target); err == nil {
 			return nil
 		}
 	}
