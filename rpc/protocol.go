@@ -7,6 +7,7 @@ package rpc
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/basecontext/base-context/codec"
@@ -40,7 +41,7 @@ func decodeCommand(line []byte) (command, error) {
 	c := command{v: v}
 	// A key written twice means different things to different readers (gjson takes the
 	// first, jq the last): {"type":"bash","type":"get_state"} must not run either.
-	dup := duplicateKey(v, "")
+	dup, ambiguous := ambiguity(line)
 	if id := v.Get("id"); id.Exists() && dup != "id" {
 		switch id.Type {
 		case gjson.String:
@@ -63,38 +64,31 @@ func decodeCommand(line []byte) (command, error) {
 	if dup != "" {
 		return c, fmt.Errorf("the command has the key %q twice", dup)
 	}
+	if ambiguous != "" {
+		return c, fmt.Errorf("the command is ambiguous: %s", ambiguous)
+	}
 	return c, nil
 }
 
-// duplicateKey returns the path (images[0].data) of the first key that an object within v
-// holds twice, or "".
-func duplicateKey(v gjson.Result, path string) string {
-	var dup string
-	switch {
-	case v.IsObject():
-		seen := map[string]bool{}
-		v.ForEach(func(k, member gjson.Result) bool {
-			at := k.Str
-			if path != "" {
-				at = path + "." + k.Str
-			}
-			if seen[k.Str] {
-				dup = at
-			} else {
-				seen[k.Str] = true
-				dup = duplicateKey(member, at)
-			}
-			return dup == ""
-		})
-	case v.IsArray():
-		i := 0
-		v.ForEach(func(_, elem gjson.Result) bool {
-			dup = duplicateKey(elem, fmt.Sprintf("%s[%d]", path, i))
-			i++
-			return dup == ""
-		})
-	}
-	return dup
+// ambiguity reads line (valid JSON) as codec.EachAmbiguity does: dup is the path
+// (images[0].data) of the first key an object holds twice, other the first other ambiguity
+// (a lone surrogate), "" when there is none.
+func ambiguity(line []byte) (dup, other string) {
+	codec.EachAmbiguity(line, func(a codec.Ambiguity) bool {
+		key, isDup := strings.CutPrefix(a.What, "duplicate key ")
+		if !isDup {
+			other = a.String()
+			return false
+		}
+		if k, err := strconv.Unquote(key); err == nil {
+			key = k
+		}
+		if dup = key; a.Path != "" {
+			dup = a.Path + "." + key
+		}
+		return false
+	})
+	return dup, other
 }
 
 // invalidJSON says where line stops being JSON, as encoding/json's error does.

@@ -26,6 +26,8 @@ func TestDecodeCommand(t *testing.T) {
 		{line: `{"type":"prompt","message":"x","images":[{"type":"image","data":"aGk=","mimeType":"a/b"},{"data":"","data":""}]}`,
 			typ: "prompt", err: `the key "images[1].data" twice`},
 		{line: `{"type":"prompt","message":"x","images":[{"type":"image"},{"type":"image"}]}`, typ: "prompt"},
+		// A lone surrogate names no character: readers replace, refuse or keep it.
+		{line: `{"id":"s","type":"prompt","message":"x\ud800"}`, id: "s", typ: "prompt", err: `ambiguous: message: lone surrogate`},
 	} {
 		cmd, err := decodeCommand([]byte(c.line))
 		var pe *parseError
