@@ -99,7 +99,6 @@ func (s *Status) Tick(now time.Time) {
 	if wait < waitShown {
 		return
 	}
-	text := fmt.Sprintf("%s, waiting %s (cut at %s of silence)", s.base, wait, s.opts.IdleTimeout)
 	if !s.opts.Live {
 		step := wait.Truncate(10 * time.Second)
 		if step == 0 || step == s.waitStep {
@@ -107,7 +106,7 @@ func (s *Status) Tick(now time.Time) {
 		}
 		s.waitStep = step
 	}
-	s.write(text)
+	s.write(fmt.Sprintf("%s, waiting %s (cut at %s of silence)", s.base, wait, s.opts.IdleTimeout))
 	s.waitOnLine = true
 }
 
@@ -139,7 +138,10 @@ func (s *Status) SetModel(model string) {
 func (s *Status) Event(e codec.Event) {
 	if !s.opts.Show {
 		if _, retry := e.(*codec.AutoRetryStart); retry && s.opts.Retries {
-			text, _ := Describe(e, s.model)
+			s.mu.Lock()
+			model := s.model
+			s.mu.Unlock()
+			text, _ := Describe(e, model)
 			s.Stderr().Write([]byte(text + "\n"))
 		}
 		return

@@ -417,7 +417,6 @@ func truncationNote(c cut, firstLine, totalLines int64, keepTail bool, hint, ful
 	return b.String()
 }
 
-// appendNote appends a note to text, separated by a blank line.
 // interrupted is the error of a tool that failed because ctx ended: what ended it ("find
 // aborted: interrupted (SIGINT)", from the cause its canceller gave), never "context
 // canceled"; errors.Is still finds ctx's error in it. Other errors are returned as they are.
@@ -443,6 +442,7 @@ type interruptedError struct {
 func (e *interruptedError) Error() string { return e.msg }
 func (e *interruptedError) Unwrap() error { return e.ctx }
 
+// appendNote appends a note to text, separated by a blank line.
 func appendNote(text, note string) string {
 	if text == "" {
 		return note
