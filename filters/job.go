@@ -67,15 +67,18 @@ func (j Job) Run(filter Filter) (stats stages.RunStats, err error) {
 	if err != nil {
 		return stats, &OpenError{err}
 	}
+	finished := false // the filter returned: a panic leaves the file as it was
 	defer func() {
 		// A complete output (even one with reported bad lines) replaces the file.
-		if cerr := out.Commit(err == nil); err == nil {
+		if cerr := out.Commit(finished && err == nil); err == nil {
 			err = cerr
 		}
 	}()
 	lw := codec.NewBatchWriter(out)
 	if stop == nil {
-		return filter(inputs, lw, opts)
+		stats, err = filter(inputs, lw, opts)
+		finished = true
+		return stats, err
 	}
 	type result struct {
 		stats stages.RunStats
@@ -88,12 +91,16 @@ func (j Job) Run(filter Filter) (stats stages.RunStats, err error) {
 	}()
 	select {
 	case r := <-done:
+		finished = true
 		if r.err == nil {
 			r.err = stopErr() // a signal that came as the filter ended cuts it all the same
 		}
 		return r.stats, r.err
 	case <-stop.Done():
-		return stats, stopErr()
+		if e := stopErr(); e != nil {
+			return stats, e
+		}
+		return stats, context.Cause(stop) // stopped without a signal: not complete either
 	}
 }
 
