@@ -14,6 +14,7 @@ import (
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/cmdline"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/internal/pipes"
 	"github.com/basecontext/base-context/internal/signals"
 	"github.com/basecontext/base-context/terminal"
@@ -160,7 +161,7 @@ func Run(args []string, streams IO) (code int) {
 
 // printExit prints the error line of err, if any, and returns the exit status.
 func printExit(streams IO, err error) int {
-	code, msg := exitCode(err)
+	code, msg := exitcode.Of(err)
 	if msg != "" {
 		fmt.Fprintf(streams.Err, "error: %s\n", msg)
 	}

@@ -3,10 +3,12 @@ package cli
 import (
 	"errors"
 
+	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/cmdline"
 )
 
 // CompactCmd is `base-context compact <id> [instructions]`: a manual compaction of a saved
@@ -19,17 +21,14 @@ type CompactCmd struct {
 	Instructions string `arg:"" optional:"" help:"What the summary should focus on."`
 
 	ModelFlags       // the model that writes the summary; default: the session's own
-	Keep       int64 `default:"20000" placeholder:"TOKENS" help:"Tokens of recent messages kept whole."`
+	Keep       int64 `bound:"nonnegative" default:"20000" placeholder:"TOKENS" help:"Tokens of recent messages kept whole."`
 }
 
+// Validate checks the flags' bounds.
+func (c *CompactCmd) Validate(kctx *kong.Context) error { return cmdline.CheckBounds(kctx) }
+
 func (c *CompactCmd) Run(streams *IO) error {
-	if c.Keep < 0 {
-		return Fail(ExitUsage, "--keep must not be negative")
-	}
-	if err := c.ModelFlags.validate(); err != nil {
-		return Fail(ExitUsage, err.Error())
-	}
-	path, err := control.FindSaved(c.dir(streams), c.ID)
+	path, err := control.FindSaved(c.folder(streams).Dir, c.ID)
 	if err != nil {
 		return Wrap(ExitUsage, err)
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // codedError is another package's error that knows its exit status the same way.
@@ -38,7 +40,7 @@ func TestExitCodeOfErrors(t *testing.T) {
 		{"broken pipe", &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}, ExitOK, ""},
 		{"broken pipe with a status", Wrap(ExitFailure, syscall.EPIPE), ExitOK, ""},
 	} {
-		code, msg := exitCode(c.err)
+		code, msg := exitcode.Of(c.err)
 		if code != c.code || msg != c.msg {
 			t.Errorf("%s: exitCode = %d %q, want %d %q", c.name, code, msg, c.code, c.msg)
 		}

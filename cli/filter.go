@@ -2,12 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 
 	"github.com/alecthomas/kong"
-	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/stages"
 )
@@ -64,29 +61,15 @@ type ExpandCmd struct {
 // Run runs the filter.
 func (c *ExpandCmd) Run(streams *IO) error { return c.run(streams, stages.NewExpand()) }
 
-// run feeds the inputs through st. Invalid lines are reported as they are met and make the
-// filter exit 1 at the end, once everything else has been written.
+// run runs stage st over the inputs (filters.Job.Stage).
 func (fio *FilterIO) run(streams *IO, st stages.Stage) error {
-	return fio.feed(streams, func(inputs []stages.Input, out *codec.LineWriter, opts stages.RunOptions) (stages.RunStats, error) {
-		return stages.Run(inputs, out, st, opts)
-	})
+	return fio.job(streams, false).Stage(st)
 }
 
 // runInto is run for a filter that ends in a sink (plain text, a summary): newSink gets the
 // output the filter writes to.
 func (fio *FilterIO) runInto(streams *IO, newSink func(out io.Writer) stages.Sink) error {
-	return fio.feed(streams, func(inputs []stages.Input, out *codec.LineWriter, opts stages.RunOptions) (stages.RunStats, error) {
-		return stages.RunSink(inputs, out, newSink(out), opts)
-	})
-}
-
-// feed runs filter as a job (filters.Job), and fails when it met invalid lines.
-func (fio *FilterIO) feed(streams *IO, filter filters.Filter) error {
-	stats, err := fio.job(streams, false).Run(filter)
-	if err = filterError(err); err == nil && stats.Invalid > 0 {
-		return Fail(ExitFailure, fmt.Sprintf("%d of %d lines were not JSON objects", stats.Invalid, stats.Lines))
-	}
-	return err
+	return fio.job(streams, false).Sink(newSink)
 }
 
 // job is the run of a filter with these flags; discard writes nowhere unless -o names a file.
@@ -98,12 +81,4 @@ func (fio *FilterIO) job(streams *IO, discard bool) filters.Job {
 			return streams.signals.Context(), func() error { return signalErr(streams.signals) }
 		},
 	}
-}
-
-// filterError gives an input or output that could not be opened its exit status.
-func filterError(err error) error {
-	if _, ok := errors.AsType[*filters.OpenError](err); ok {
-		return Wrap(ExitUsage, err)
-	}
-	return err
 }

@@ -28,7 +28,7 @@ func (c *ValidateCmd) Run(streams *IO) error {
 		})
 		return stages.Run(inputs, lw, v, stages.RunOptions{BeforeWait: opts.BeforeWait})
 	}); err != nil {
-		return filterError(err)
+		return err
 	}
 	r := v.Result()
 	what := nounCount(r.Lines, "line")

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // ListCmd is `list`: the running sessions.
@@ -12,42 +10,14 @@ type ListCmd struct {
 	JSON bool `name:"json" help:"One JSON object per run instead of a table."`
 }
 
-func (c *ListCmd) Run(streams *IO) error {
-	// Resident runs that ended long ago leave their stream and record behind: tidy up.
-	control.Prune(streams.home().Registry(), time.Now().Add(-control.KeepEnded))
-	streams.home().PruneOutputs()
-	entries, err := control.Running(streams.home().Registry())
-	if err != nil {
-		return Fail(ExitFailure, err.Error())
-	}
-	return control.WriteRunning(streams.Out, entries, c.JSON)
-}
-
-// findRunning resolves an id or prefix among the running sessions.
-func findRunning(streams *IO, query string) (control.Entry, error) {
-	entries, err := control.Running(streams.home().Registry())
-	if err != nil {
-		return control.Entry{}, Wrap(ExitFailure, err)
-	}
-	e, err := control.MatchRunning(entries, streams.home().Sessions(), query)
-	return e, Wrap(ExitUsage, err)
-}
+func (c *ListCmd) Run(streams *IO) error { return streams.home().ListRunning(streams.Out, c.JSON) }
 
 // StopCmd is `stop`.
 type StopCmd struct {
 	ID string `arg:"" help:"Session id, or a unique prefix of it."`
 }
 
-func (c *StopCmd) Run(streams *IO) error {
-	e, err := findRunning(streams, c.ID)
-	if err != nil {
-		return err
-	}
-	if err := control.Stop(e.Socket); err != nil {
-		return Fail(ExitFailure, fmt.Sprintf("cannot stop session %s: %v", e.ID, err))
-	}
-	return nil
-}
+func (c *StopCmd) Run(streams *IO) error { return streams.home().StopRunning(c.ID) }
 
 // SendCmd is `send`.
 type SendCmd struct {
@@ -58,21 +28,11 @@ type SendCmd struct {
 }
 
 func (c *SendCmd) Run(streams *IO) error {
-	if c.Message == "" {
-		return Fail(ExitUsage, "empty message")
-	}
-	e, err := findRunning(streams, c.ID)
-	if err != nil {
-		return err
-	}
 	kind := control.KindSteer
 	if c.FollowUp {
 		kind = control.KindFollowUp
 	}
-	if _, err := control.Call(e.Socket, control.Request{Op: control.OpSend, Kind: kind, Text: c.Message}); err != nil {
-		return Fail(ExitFailure, fmt.Sprintf("cannot send to session %s: %v", e.ID, err))
-	}
-	return nil
+	return streams.home().SendRunning(c.ID, kind, c.Message)
 }
 
 // AttachCmd is `attach`.
@@ -82,25 +42,10 @@ type AttachCmd struct {
 }
 
 func (c *AttachCmd) Run(streams *IO) error {
-	reg := streams.home().Registry()
-	ids, running, err := control.Attachable(reg)
-	if err != nil {
-		return Wrap(ExitFailure, err)
-	}
-	id, err := control.MatchAttachable(ids, running, streams.home().Sessions(), c.ID)
-	if err != nil {
-		return Wrap(ExitUsage, err)
-	}
-	ctx := streams.signals.Context()
-	x, err := control.Follow(ctx, reg, id, streams.Out, c.FromNow)
-	if ctx.Err() != nil {
-		code, _, _ := signalExit(streams.signals) // detaching: the run goes on
-		return Fail(code, "")
-	}
-	if err != nil || x.Code == ExitOK {
-		return err
-	}
-	return Fail(x.Code, x.Error)
+	return streams.home().Attach(streams.signals.Context(), c.ID, streams.Out, c.FromNow, func() int {
+		code, _, _ := exitcode.Signal(streams.signals.Received()) // detaching: the run goes on
+		return code
+	})
 }
 
 // unsupported says why a command (or --detach) cannot run on this system; nil: it can.

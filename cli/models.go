@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/basecontext/base-context/agent/provider"
@@ -14,16 +13,7 @@ type ModelFlags struct {
 	APIKey   string `name:"api-key" placeholder:"KEY" help:"API key for the provider (default: its environment variable or models.json entry)."`
 	Script   string `placeholder:"FILE" env:"BASE_CONTEXT_SCRIPT" help:"Script the scripted provider plays (default: a built-in one that lists files)."`
 
-	StreamIdleTimeout time.Duration `default:"90s" placeholder:"DURATION" help:"Longest silence of the provider's server (waiting for it to answer, or between two chunks of its answer) before the response counts as cut off and is retried. Default: 90s."`
-}
-
-// validate rejects a stream-idle timeout that is not positive (one that would fail every
-// request, or never end a stalled one).
-func (f *ModelFlags) validate() error {
-	if f.StreamIdleTimeout <= 0 {
-		return fmt.Errorf("--stream-idle-timeout must be positive")
-	}
-	return nil
+	StreamIdleTimeout time.Duration `bound:"positive" default:"90s" placeholder:"DURATION" help:"Longest silence of the provider's server (waiting for it to answer, or between two chunks of its answer) before the response counts as cut off and is retried. Default: 90s."`
 }
 
 // newModels is the user's models file (provider.Models), read at its first use.

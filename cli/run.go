@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -10,7 +9,9 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/cmdline"
 	"github.com/basecontext/base-context/internal/runner"
+	"github.com/basecontext/base-context/internal/runredact"
 )
 
 // RunCmd runs the agent: the default command.
@@ -29,9 +30,9 @@ type RunCmd struct {
 	Tools   string `placeholder:"LIST" group:"tools" help:"Comma-separated tools to enable (default: ${tools})."`
 	NoTools bool   `group:"tools" help:"Enable no tools."`
 
-	SessionDir   string `placeholder:"DIR" group:"session" help:"Where sessions are saved (default: $BASE_CONTEXT_HOME/sessions, or ~/.base-context/sessions)."`
-	NoSession    bool   `group:"session" help:"Keep the session in memory only."`
-	SessionFlags `group:"session"`
+	SessionDirFlag `group:"session"`
+	NoSession      bool `group:"session" help:"Keep the session in memory only."`
+	SessionFlags   `group:"session"`
 
 	MaxRetries     int           `default:"3" group:"model" help:"Retries of a transient provider failure."`
 	RetryBaseDelay time.Duration `default:"2s" group:"model" help:"Delay before the first retry; it doubles for each next one."`
@@ -46,7 +47,7 @@ type RunCmd struct {
 }
 
 // Validate checks flag combinations kong cannot express.
-func (c *RunCmd) Validate() error {
+func (c *RunCmd) Validate(kctx *kong.Context) error {
 	if c.JSONDeltas && c.Mode != "json" && c.Mode != "rpc" {
 		return fmt.Errorf("--json-deltas requires --mode json (or rpc)")
 	}
@@ -61,7 +62,7 @@ func (c *RunCmd) Validate() error {
 	if c.NoTools && c.Tools != "" {
 		return fmt.Errorf("--tools and --no-tools exclude each other")
 	}
-	if err := c.ModelFlags.validate(); err != nil {
+	if err := cmdline.CheckBounds(kctx); err != nil {
 		return err
 	}
 	return c.LongRunFlags.validate()
@@ -99,7 +100,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	status, streams := c.StatusFlags.start(streams, c.Mode, c.StreamIdleTimeout, c.stderrRedaction(streams, models))
 	defer status.Close()
 	defer status.Clear()
-	defer func() { err = c.redactError(streams, models, err) }() // the error: line (run_redact.go)
+	defer func() { err = runredact.Error(err, c.stderrRedaction(streams, models)) }() // the error: line
 	p, err := c.plan(streams, models, set, resident)
 	if err != nil {
 		return err
@@ -114,7 +115,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if err != nil {
 		return err
 	}
-	defer printRunReport(streams, p.Redaction)
+	defer p.Redaction.PrintReport(streams.Err)
 	// A new session, or the one --resume, --continue or --fork names, registered (run_sessions.go).
 	sess, err := c.openSession(streams, p)
 	if err != nil {
@@ -129,25 +130,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	answer := c.answerStream(streams, p) // text mode on a terminal: the answer as it arrives
 	outcome := runner.Run{Plan: p, Options: c.runOptions(streams), Session: sess, Permission: perm, Prompts: prompts,
 		Status: status, Answer: answer, Events: events}.Execute(ctx)
-	if outcome.SaveErr != nil {
-		return Fail(ExitFailure, outcome.SaveErr.Error())
-	}
-	if outcome.Err != nil {
-		return outcome.Err
-	}
-	if sess.StoppedByRequest() && outcome.Failed() {
-		return Fail(ExitFailure, "stopped by request")
-	}
-	if err := signalErr(streams.signals); err != nil {
-		return err
-	}
-	if err := longRunExit(outcome); err != nil {
-		return err // gates (4), compaction (1), limits (3)
-	}
-	if outcome.Failed() {
-		return Fail(ExitFailure, outcome.FailureReason())
-	}
-	text, err := finalAnswer(p.Schema, outcome.Final)
+	text, err := runner.Ending{Outcome: outcome, StoppedByRequest: sess.StoppedByRequest(), Signal: streams.signals.Received()}.Answer(p)
 	if err != nil {
 		return err
 	}
@@ -174,25 +157,10 @@ func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
 	return tools.All(opts), nil
 }
 
-func (c *RunCmd) sessionDir(streams *IO) string {
-	return cmp.Or(c.SessionDir, streams.home().Sessions())
-}
-
-// errNoHome is why sessions cannot be saved without a home folder.
-var errNoHome = Fail(ExitUsage, "neither HOME nor BASE_CONTEXT_HOME is set, so there is no place to save sessions: "+
-	"set BASE_CONTEXT_HOME to a folder for them, or run with --no-session")
-
 // checkHome refuses a run that would save its session without a home folder to put it in.
 func (c *RunCmd) checkHome(streams *IO) error {
-	if c.NoSession || c.SessionDir != "" || control.HasHome(streams.Getenv) {
+	if c.NoSession {
 		return nil
 	}
-	return errNoHome
-}
-
-// sessionFileError is the error of a session file that cannot be created: it names the
-// folder and says what to do.
-func (c *RunCmd) sessionFileError(streams *IO, err error) error {
-	return Fail(ExitUsage, fmt.Sprintf("cannot save sessions in %s: %v; set BASE_CONTEXT_HOME (or --session-dir) to a writable folder, or run with --no-session",
-		c.sessionDir(streams), err))
+	return c.folder(streams).Check()
 }

@@ -13,19 +13,19 @@ import (
 // limits, and gates. RunCmd embeds them.
 type LongRunFlags struct {
 	Compaction        string `enum:"on,off" default:"on" help:"Compact the context automatically when it nears the model's window or overflows it (a /compact prompt works either way)."`
-	CompactionReserve int64  `placeholder:"TOKENS" help:"Tokens kept free below the context window: compaction starts when the context reaches the window minus this (default 16384, at most a quarter of the window)."`
-	CompactionKeep    int64  `default:"20000" placeholder:"TOKENS" help:"Tokens of recent messages a compaction keeps whole."`
+	CompactionReserve int64  `bound:"nonnegative" placeholder:"TOKENS" help:"Tokens kept free below the context window: compaction starts when the context reaches the window minus this (default 16384, at most a quarter of the window)."`
+	CompactionKeep    int64  `bound:"nonnegative" default:"20000" placeholder:"TOKENS" help:"Tokens of recent messages a compaction keeps whole."`
 
 	Autonomous       bool          `help:"Keep working without a human: when the agent stops without saying it is done (the last line of its answer reading DONE), queue a continuation prompt. The limits below apply, with their defaults."`
-	MaxTurns         int           `placeholder:"N" help:"Stop after N model turns (exit 3). Default with --autonomous: 12."`
-	MaxTokens        int64         `placeholder:"N" help:"Stop once N tokens are used (exit 3). Default with --autonomous: 80000."`
-	MaxTime          time.Duration `placeholder:"DURATION" help:"Stop once the run has taken this long (exit 3). Default with --autonomous: 30m."`
-	MaxCost          float64       `placeholder:"USD" help:"Stop once the model calls (summaries included) have cost this many dollars at the catalog's prices (exit 3)."`
-	MaxContinuations int           `placeholder:"N" help:"Continuation prompts an autonomous run may queue (exit 3 when it needs more). Default: 3."`
+	MaxTurns         int           `bound:"nonnegative" placeholder:"N" help:"Stop after N model turns (exit 3). Default with --autonomous: 12."`
+	MaxTokens        int64         `bound:"nonnegative" placeholder:"N" help:"Stop once N tokens are used (exit 3). Default with --autonomous: 80000."`
+	MaxTime          time.Duration `bound:"nonnegative" placeholder:"DURATION" help:"Stop once the run has taken this long (exit 3). Default with --autonomous: 30m."`
+	MaxCost          float64       `bound:"nonnegative" placeholder:"USD" help:"Stop once the model calls (summaries included) have cost this many dollars at the catalog's prices (exit 3)."`
+	MaxContinuations int           `bound:"nonnegative" placeholder:"N" help:"Continuation prompts an autonomous run may queue (exit 3 when it needs more). Default: 3."`
 
 	Gate        []string      `placeholder:"CMD" sep:"none" help:"Shell command that must exit 0 for the run to succeed, run in the session directory when the agent stops; a failure goes back to the agent (repeatable; implies --autonomous; exit 4 when gates fail or never run)."`
-	GateRetries int           `default:"3" placeholder:"N" help:"Times a failing gate is sent back to the agent before the run fails."`
-	GateTimeout time.Duration `default:"5m" placeholder:"DURATION" help:"Time a gate may run before it is killed with its process group."`
+	GateRetries int           `bound:"nonnegative" default:"3" placeholder:"N" help:"Times a failing gate is sent back to the agent before the run fails."`
+	GateTimeout time.Duration `bound:"nonnegative" default:"5m" placeholder:"DURATION" help:"Time a gate may run before it is killed with its process group."`
 }
 
 // limitFlags are the limits a run stops at: 0 would not mean "no limit" but "the default"
@@ -45,28 +45,10 @@ func (f *LongRunFlags) checkGiven(kctx *kong.Context) error {
 	return nil
 }
 
-// validate rejects negative amounts.
+// validate refuses a gate without a command (the bounds are the flags' bound tags).
 func (f *LongRunFlags) validate() error {
-	for _, v := range []struct {
-		flag string
-		n    int64
-	}{
-		{"--compaction-reserve", f.CompactionReserve}, {"--compaction-keep", f.CompactionKeep},
-		{"--max-turns", int64(f.MaxTurns)}, {"--max-tokens", f.MaxTokens}, {"--max-time", int64(f.MaxTime)},
-		{"--max-continuations", int64(f.MaxContinuations)}, {"--gate-retries", int64(f.GateRetries)},
-		{"--gate-timeout", int64(f.GateTimeout)},
-	} {
-		if v.n < 0 {
-			return fmt.Errorf("%s must not be negative", v.flag)
-		}
-	}
-	if f.MaxCost < 0 {
-		return fmt.Errorf("--max-cost must not be negative")
-	}
-	for _, g := range f.Gate {
-		if g == "" {
-			return fmt.Errorf("--gate needs a command")
-		}
+	if slices.Contains(f.Gate, "") {
+		return fmt.Errorf("--gate needs a command")
 	}
 	return nil
 }

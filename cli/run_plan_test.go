@@ -1,11 +1,13 @@
 package cli
 
 import (
-	"github.com/basecontext/base-context/internal/signals"
 	"os"
 	"reflect"
 	"syscall"
 	"testing"
+
+	"github.com/basecontext/base-context/internal/exitcode"
+	"github.com/basecontext/base-context/internal/signals"
 )
 
 // The command structs are flag declarations only: every field is a flag, an argument or a
@@ -47,7 +49,7 @@ func TestSignalWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-ctx.Done()
-	if code, msg := exitCode(signalErr(&w)); code != ExitTerminated || msg != "terminated" {
+	if code, msg := exitcode.Of(signalErr(&w)); code != ExitTerminated || msg != "terminated" {
 		t.Errorf("exit %d %q, want 143 terminated", code, msg)
 	}
 	if w.Context() != ctx {

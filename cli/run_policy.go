@@ -5,6 +5,7 @@ import (
 
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/policy"
+	"github.com/basecontext/base-context/settings"
 )
 
 // PolicyFlags bound what the tools may do. RunCmd embeds them.
@@ -18,7 +19,7 @@ type PolicyFlags struct {
 // permission builds the policy of the run, nil when nothing is restricted. ask asks the
 // client about a call (--permission-mode ask); nil when there is no client. sources say
 // where the settings came from: the rules of a settings file name it.
-func (f *PolicyFlags) permission(cwd string, sources settingSources, ask func(context.Context, string) (bool, error)) (agent.Permission, error) {
+func (f *PolicyFlags) permission(cwd string, sources settings.Sources, ask func(context.Context, string) (bool, error)) (agent.Permission, error) {
 	p, err := policy.Given{Allow: f.Allow, Deny: f.Deny, AllowFile: sources.File("permissions.allow"), DenyFile: sources.File("permissions.deny"),
 		Mode: policy.Mode(f.PermissionMode), ReadOnly: f.ReadOnly, Cwd: cwd, Ask: ask}.Build()
 	if err != nil || p == nil {

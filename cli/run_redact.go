@@ -34,26 +34,6 @@ func (c *RedactFlags) build(streams *IO, extraSecrets []string) (*runredact.Set,
 	return s, Wrap(ExitUsage, err)
 }
 
-// printRunReport prints the stream's per-rule counts with --redact-report, once the run is over.
-func printRunReport(streams *IO, r *runredact.Set) {
-	if r != nil && r.Report {
-		filters.WriteRedactReport(streams.Err, r.Stream)
-	}
-}
-
-// redactError removes secrets from the message of err, which becomes the run's error: line
-// on stderr (and a resident run's exit record), as from every other text on stderr.
-func (c *RunCmd) redactError(streams *IO, models *provider.Models, err error) error {
-	code, msg := exitCode(err)
-	if msg == "" {
-		return err
-	}
-	if redact := c.stderrRedaction(streams, models); redact != nil && redact(msg) != msg {
-		return &ExitError{Code: code, Msg: redact(msg), Err: err}
-	}
-	return err
-}
-
 // stderrRedaction removes secrets from what the run writes to stderr (runredact.Stderr).
 func (c *RunCmd) stderrRedaction(streams *IO, models *provider.Models) func(string) string {
 	var rules *filters.Redaction

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/basecontext/base-context/agent/provider"
@@ -30,7 +29,7 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 		return err
 	}
 	defer p.Source.Close() // a session the server never opened
-	host := &rpc.Local{Plan: p, Options: c.runOptions(streams), SessionDir: c.sessionDir(streams), RegistryDir: streams.home().Registry(), Memory: c.NoSession,
+	host := &rpc.Local{Plan: p, Options: c.runOptions(streams), SessionDir: c.folder(streams).Dir, RegistryDir: streams.home().Registry(), Memory: c.NoSession,
 		Start: func() (*control.Session, *control.Run, error) {
 			rs, err := c.openSession(streams, p)
 			if err != nil {
@@ -51,24 +50,6 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 	if host.Permission, err = c.PolicyFlags.permission(p.Cwd, set.sources, host.Ask); err != nil {
 		return err
 	}
-	defer printRunReport(streams, p.Redaction)
-	err = srv.Serve(ctx, streams.In)
-	var startup *ExitError
-	if errors.As(err, &startup) {
-		return err // the session could not be opened: exit 2 before any line
-	}
-	code, msg, bySignal := signalExit(streams.signals)
-	switch {
-	case errors.Is(err, rpc.ErrStopped):
-		err = Fail(ExitFailure, "stopped by request")
-	case bySignal:
-		err = Fail(code, msg)
-	case err != nil:
-		err = Fail(ExitFailure, err.Error())
-	}
-	code, msg = exitCode(err)
-	if cerr := srv.Close(code, msg); cerr != nil && err == nil {
-		err = Fail(ExitFailure, cerr.Error())
-	}
-	return err
+	defer p.Redaction.PrintReport(streams.Err)
+	return srv.Run(ctx, streams.In, streams.signals.Received)
 }

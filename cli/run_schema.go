@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/outputschema"
-	"github.com/basecontext/base-context/codec"
 )
 
 // SchemaFlags ask for a structured answer. RunCmd embeds them.
@@ -22,14 +20,4 @@ func (f *SchemaFlags) load() (*outputschema.Schema, error) {
 		return nil, Fail(ExitUsage, "--output-schema: "+err.Error())
 	}
 	return s, nil
-}
-
-// finalAnswer is what text mode prints of a completed run: the final text, or with a schema
-// only its JSON value; an answer that still does not match fails the run.
-func finalAnswer(schema *outputschema.Schema, final *codec.AssistantMessage) (string, error) {
-	text, err := schema.Answer(agent.AnswerText(final))
-	if err != nil {
-		return "", Fail(ExitFailure, "the answer does not match --output-schema: "+err.Error())
-	}
-	return text, nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runner"
@@ -25,7 +24,7 @@ func (c *RunCmd) chooseSession(streams *IO, cwd, id string) (control.Choice, err
 	if c.NoSession && (c.Resume != "" || c.Continue || c.Fork != "") {
 		return control.Choice{}, Fail(ExitUsage, "--resume, --continue and --fork work on saved sessions: they exclude --no-session")
 	}
-	choice, err := control.Choose(c.sessionDir(streams), cwd, control.Which{Resume: c.Resume, Continue: c.Continue, Fork: c.Fork}, id)
+	choice, err := control.Choose(c.folder(streams).Dir, cwd, control.Which{Resume: c.Resume, Continue: c.Continue, Fork: c.Fork}, id)
 	return choice, Wrap(ExitUsage, err)
 }
 
@@ -35,7 +34,7 @@ type runSession = control.Registered
 // openSession opens the plan's session and registers the run. The caller must Close it.
 func (c *RunCmd) openSession(streams *IO, p *runner.Plan) (*runSession, error) {
 	signals.CatchFileSizeLimit()
-	s, err := p.Source.OpenRun(control.OpenOptions{Dir: c.sessionDir(streams), Cwd: p.Cwd, Memory: c.NoSession,
+	s, err := p.Source.OpenRun(control.OpenOptions{Dir: c.folder(streams).Dir, Cwd: p.Cwd, Memory: c.NoSession,
 		Rewrite: p.Redaction.SessionLines(), Warn: warn(streams)}, streams.home().Registry(), p.Resident,
 		func(err error) { fmt.Fprintf(streams.Err, "warning: %v\n", err) })
 	var notRegistered *control.RegisterError
@@ -43,7 +42,7 @@ func (c *RunCmd) openSession(streams *IO, p *runner.Plan) (*runSession, error) {
 	case errors.As(err, &notRegistered):
 		return nil, Wrap(ExitUsage, err)
 	case err != nil:
-		return nil, c.sessionFileError(streams, err)
+		return nil, c.folder(streams).FileError(err)
 	}
 	return s, nil
 }
@@ -61,10 +60,6 @@ func (c *RunCmd) detach(streams *IO, set settled) error {
 // announces once it is registered, and exits 0; a run that fails to start exits with the
 // run's status instead, having said why on the stderr relayed.
 func (c *RunCmd) startDetached(streams *IO) error {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return Fail(ExitUsage, err.Error())
-	}
 	workDir, err := c.workDir()
 	if err != nil {
 		return err
@@ -77,15 +72,9 @@ func (c *RunCmd) startDetached(streams *IO) error {
 	if !streams.StdinIsTerminal && streams.In != nil {
 		stdin = streams.In // the run reads its prompt input at startup, as in the foreground
 	}
-	header, err := control.StartResident(choice.ID, cwd, stdin, streams.Err)
-	var notStarted *control.NotStartedError
-	switch {
-	case errors.As(err, &notStarted) && notStarted.Status > 0:
-		return Fail(notStarted.Status, "")
-	case errors.As(err, &notStarted):
-		return Wrap(ExitFailure, err)
-	case err != nil:
-		return Wrap(ExitUsage, err)
+	header, err := control.StartResident(choice.ID, stdin, streams.Err)
+	if err != nil {
+		return err
 	}
 	_, err = streams.Out.Write(header)
 	return err
@@ -96,15 +85,10 @@ func (c *RunCmd) startDetached(streams *IO) error {
 func (c *RunCmd) detachedRun(streams *IO, set settled, id string) error {
 	r, err := control.AdoptResident(id)
 	if err != nil {
-		return Wrap(ExitUsage, err)
+		return err
 	}
 	c.Mode = "json" // the events file holds the JSON stream, whatever the foreground printed
 	out := *streams
 	out.Out = r
-	err = c.run(streams.signals.Context(), &out, set, r)
-	code, msg := exitCode(err)
-	if werr := r.End(code, msg); werr != nil && err == nil {
-		err = werr
-	}
-	return err
+	return r.Finish(c.run(streams.signals.Context(), &out, set, r))
 }

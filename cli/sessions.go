@@ -2,9 +2,7 @@ package cli
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/basecontext/base-context/control"
 )
@@ -16,30 +14,15 @@ type SessionsCmd struct {
 	Rm   SessionsRmCmd   `cmd:"" help:"Delete a saved session."`
 }
 
-// SessionDirFlag is where the sessions commands look for session files.
+// SessionDirFlag is where the sessions commands and a run look for session files.
 type SessionDirFlag struct {
 	SessionDir string `placeholder:"DIR" help:"Where sessions are saved (default: $BASE_CONTEXT_HOME/sessions, or ~/.base-context/sessions)."`
 }
 
-// find resolves an id or prefix among the saved sessions, refusing to look for them in the
-// stand-in home of a user without one.
-func (f SessionDirFlag) find(streams *IO, query string) (string, error) {
-	if err := f.check(streams); err != nil {
-		return "", err
-	}
-	path, err := control.FindSaved(f.dir(streams), query)
-	return path, Wrap(ExitUsage, err)
-}
-
-func (f SessionDirFlag) check(streams *IO) error {
-	if f.SessionDir == "" && !control.HasHome(streams.Getenv) {
-		return errNoHome
-	}
-	return nil
-}
-
-func (f SessionDirFlag) dir(streams *IO) string {
-	return cmp.Or(f.SessionDir, streams.home().Sessions())
+// folder is the folder of saved sessions (control.Folder).
+func (f SessionDirFlag) folder(streams *IO) control.Folder {
+	return control.Folder{Dir: cmp.Or(f.SessionDir, streams.home().Sessions()), Home: streams.home(),
+		Chosen: f.SessionDir != "" || control.HasHome(streams.Getenv), Warn: warn(streams)}
 }
 
 // warn prints a warning of what a session file holds.
@@ -55,21 +38,7 @@ type SessionsListCmd struct {
 }
 
 func (c *SessionsListCmd) Run(streams *IO) error {
-	if err := c.check(streams); err != nil {
-		return err
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return Fail(ExitUsage, err.Error())
-	}
-	rows, problems, err := control.ListSessions(c.dir(streams), streams.home().Registry(), cwd, c.All)
-	if err != nil {
-		return Fail(ExitUsage, err.Error())
-	}
-	for _, p := range problems {
-		fmt.Fprintf(streams.Err, "warning: %v\n", p)
-	}
-	return control.WriteListings(streams.Out, rows, c.All, c.JSON)
+	return c.folder(streams).List(streams.Out, streams.Err, c.All, c.JSON)
 }
 
 // SessionsShowCmd is `sessions show`.
@@ -81,17 +50,7 @@ type SessionsShowCmd struct {
 }
 
 func (c *SessionsShowCmd) Run(streams *IO) error {
-	if err := c.check(streams); err != nil {
-		return err
-	}
-	if c.JSONDeltas && !c.Events {
-		return Fail(ExitUsage, "--json-deltas requires --events")
-	}
-	path, err := c.find(streams, c.ID)
-	if err != nil {
-		return err
-	}
-	return control.ShowSession(streams.Out, path, control.ShowOptions{Events: c.Events, Deltas: c.JSONDeltas, Warn: warn(streams)})
+	return c.folder(streams).Show(streams.Out, c.ID, control.ShowOptions{Events: c.Events, Deltas: c.JSONDeltas})
 }
 
 // SessionsRmCmd is `sessions rm`.
@@ -100,18 +59,4 @@ type SessionsRmCmd struct {
 	ID string `arg:"" help:"Session id, or a unique prefix of it."`
 }
 
-func (c *SessionsRmCmd) Run(streams *IO) error {
-	path, err := c.find(streams, c.ID)
-	if err != nil {
-		return err
-	}
-	warnings, err := control.RemoveSession(path, streams.home().Registry(), streams.home().Outputs)
-	for _, w := range warnings {
-		fmt.Fprintf(streams.Err, "warning: %v\n", w)
-	}
-	var running *control.RunningError
-	if errors.As(err, &running) {
-		return Wrap(ExitUsage, err)
-	}
-	return Wrap(ExitFailure, err)
-}
+func (c *SessionsRmCmd) Run(streams *IO) error { return c.folder(streams).Remove(streams.Err, c.ID) }

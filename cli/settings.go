@@ -5,14 +5,11 @@ import (
 	"github.com/basecontext/base-context/settings"
 )
 
-// settingSources says where each setting in effect came from: a settings file, or "flag".
-type settingSources = settings.Sources
-
 // settled is what the settings files add to a run's flags besides their values: where each
 // setting came from, and the settings' model, which is only a default (a resumed session
 // keeps its own model).
 type settled struct {
-	sources settingSources
+	sources settings.Sources
 	model   string
 }
 
@@ -27,12 +24,12 @@ func (c *RunCmd) settle(streams *IO, kctx *kong.Context) (settled, error) {
 	if sources.File("model") != "" {
 		s.model, c.Model = c.Model, ""
 	}
-	return s, Wrap(ExitUsage, c.Validate())
+	return s, Wrap(ExitUsage, c.Validate(kctx))
 }
 
 // applySettings fills in the flags of kctx the command line does not give from the settings
 // files of the home and of the directory the run works in (--cwd).
-func (f *PromptFlags) applySettings(streams *IO, kctx *kong.Context) (settingSources, error) {
+func (f *PromptFlags) applySettings(streams *IO, kctx *kong.Context) (settings.Sources, error) {
 	cwd, err := f.workDir()
 	if err != nil {
 		return nil, err

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
-	"github.com/basecontext/base-context/internal/signals"
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/basecontext/base-context/internal/exitcode"
+	"github.com/basecontext/base-context/internal/signals"
 )
 
 // The first signal cancels the command's context with a cause that says which signal it
@@ -21,7 +23,7 @@ func TestSignalCancelsWithItsCause(t *testing.T) {
 	if cause := context.Cause(ctx); cause == nil || cause.Error() != "terminated (SIGTERM)" {
 		t.Errorf("cause %v, want terminated (SIGTERM)", cause)
 	}
-	if code, msg, ok := signalExit(w); !ok || code != ExitTerminated || msg != "terminated" {
+	if code, msg, ok := exitcode.Signal(w.Received()); !ok || code != ExitTerminated || msg != "terminated" {
 		t.Errorf("exit %d %q %v", code, msg, ok)
 	}
 }

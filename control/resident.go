@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // A detached run is two processes. The foreground one (StartResident) starts the same
@@ -27,11 +28,20 @@ const ResidentEnv = "BASE_CONTEXT_RESIDENT_ID"
 const handshakeFD = 3
 
 // StartResident starts the background process of a detached run of session id: this
-// process's command line again, in cwd, reading stdin (nil: none) and reporting on stderr
-// until it announces itself. It returns the header line the process announced. A process
-// that started and ended without announcing itself is a *NotStartedError; any other error
-// is why it could not be started.
-func StartResident(id, cwd string, stdin io.Reader, stderr io.Writer) ([]byte, error) {
+// process's command line again, in its working directory, reading stdin (nil: none) and
+// reporting on stderr until it announces itself. It returns the header line the process
+// announced. A process that started and ended without announcing itself is a
+// *NotStartedError (exiting with the run's status); any other error is why it could not be
+// started (a usage error, 2).
+func StartResident(id string, stdin io.Reader, stderr io.Writer) ([]byte, error) {
+	header, err := startResident(id, stdin, stderr)
+	if _, ok := errors.AsType[*NotStartedError](err); !ok {
+		err = exitcode.Wrap(exitcode.Usage, err)
+	}
+	return header, err
+}
+
+func startResident(id string, stdin io.Reader, stderr io.Writer) ([]byte, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the background run: %w", err)
@@ -46,7 +56,7 @@ func StartResident(id, cwd string, stdin io.Reader, stderr io.Writer) ([]byte, e
 	}
 	// The background process runs our own command line again (argv[0] kept, so a binary
 	// that dispatches on its name, like the test binary, behaves the same).
-	cmd := &exec.Cmd{Path: exe, Args: os.Args, Dir: cwd, Stdin: stdin,
+	cmd := &exec.Cmd{Path: exe, Args: os.Args, Stdin: stdin,
 		Env: append(os.Environ(), ResidentEnv+"="+id), Stderr: errWrite,
 		ExtraFiles:  []*os.File{hsWrite},
 		SysProcAttr: newSessionAttr()}
@@ -98,6 +108,14 @@ func (e *NotStartedError) Error() string {
 
 func (e *NotStartedError) Unwrap() error { return e.Err }
 
+// ExitCode is the status the foreground exits with: the run's own, when it said why.
+func (e *NotStartedError) ExitCode() int {
+	if e.Status > 0 {
+		return e.Status
+	}
+	return exitcode.Failure
+}
+
 // Resident is the background process of a detached run: its stream goes to the events
 // file, and it announces itself to the foreground process through the handshake pipe.
 type Resident struct {
@@ -110,12 +128,13 @@ type Resident struct {
 }
 
 // AdoptResident makes this process the background one of the detached run of session id:
-// it takes the handshake pipe the foreground process passed. The caller must End it.
+// it takes the handshake pipe the foreground process passed. The caller must End (or
+// Finish) it.
 func AdoptResident(id string) (*Resident, error) {
 	os.Unsetenv(ResidentEnv)
 	r := &Resident{ID: id, handshake: os.NewFile(handshakeFD, "handshake")}
 	if st, err := r.handshake.Stat(); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		return nil, errors.New("--detach: " + ResidentEnv + " is set but no foreground process started this one")
+		return nil, exitcode.New(exitcode.Usage, "--detach: "+ResidentEnv+" is set but no foreground process started this one")
 	}
 	closeOnExec(handshakeFD)
 	return r, nil
@@ -164,6 +183,16 @@ func (r *Resident) Announce(h *codec.Header) {
 		redirectFD(null, 2)
 		null.Close()
 	}
+}
+
+// Finish is End with the status and message the run's error err exits with; it returns err,
+// or End's error when the run had none.
+func (r *Resident) Finish(err error) error {
+	code, msg := exitcode.Of(err)
+	if werr := r.End(code, msg); werr != nil && err == nil {
+		return werr
+	}
+	return err
 }
 
 // End closes the stream and records how the run ended (code and reason), before the run

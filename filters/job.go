@@ -2,10 +2,12 @@ package filters
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -31,6 +33,30 @@ type OpenError struct{ Err error }
 
 func (e *OpenError) Error() string { return e.Err.Error() }
 func (e *OpenError) Unwrap() error { return e.Err }
+func (e *OpenError) ExitCode() int { return exitcode.Usage }
+
+// Stage runs stage st as the filter; Sink a sink that writes to the output it is given.
+// Invalid lines are reported as they are met and make the job fail (exit 1) at the end,
+// once everything else has been written.
+func (j Job) Stage(st stages.Stage) error {
+	return j.check(j.Run(func(inputs []stages.Input, out *codec.LineWriter, opts stages.RunOptions) (stages.RunStats, error) {
+		return stages.Run(inputs, out, st, opts)
+	}))
+}
+
+// Sink: see Stage.
+func (j Job) Sink(newSink func(out io.Writer) stages.Sink) error {
+	return j.check(j.Run(func(inputs []stages.Input, out *codec.LineWriter, opts stages.RunOptions) (stages.RunStats, error) {
+		return stages.RunSink(inputs, out, newSink(out), opts)
+	}))
+}
+
+func (j Job) check(stats stages.RunStats, err error) error {
+	if err == nil && stats.Invalid > 0 {
+		return exitcode.New(exitcode.Failure, fmt.Sprintf("%d of %d lines were not JSON objects", stats.Invalid, stats.Lines))
+	}
+	return err
+}
 
 // Filter is what a Job runs: stages.Run of a stage, stages.RunSink of a sink, or its like.
 type Filter func(inputs []stages.Input, out *codec.LineWriter, opts stages.RunOptions) (stages.RunStats, error)

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -286,6 +288,32 @@ func (t teeWriter) Write(p []byte) (int, error) {
 // Close ends the stream of the current session and closes it, recording the exit status the
 // process will have and its reason (for attach).
 func (s *Server) Close(code int, reason string) error { return s.closeSession(code, reason) }
+
+// Run serves the commands of in (Serve), then closes the session with the status the
+// server exits with, which it returns as the error: the end of stdin lets the current run
+// finish (0); `stop` exits 1 ("stopped by request"); a stop signal its own status (130, 143,
+// 129); a failure 1. A session that could not be opened keeps its own status (2), before
+// any line. received reports the stop signal received, nil while none has.
+func (s *Server) Run(ctx context.Context, in io.Reader, received func() os.Signal) error {
+	err := s.Serve(ctx, in)
+	if _, startup := errors.AsType[*exitcode.Error](err); startup {
+		return err
+	}
+	code, msg, bySignal := exitcode.Signal(received())
+	switch {
+	case errors.Is(err, ErrStopped):
+		err = exitcode.New(exitcode.Failure, "stopped by request")
+	case bySignal:
+		err = exitcode.New(code, msg)
+	case err != nil:
+		err = exitcode.New(exitcode.Failure, err.Error())
+	}
+	code, msg = exitcode.Of(err)
+	if cerr := s.Close(code, msg); cerr != nil && err == nil {
+		err = exitcode.New(exitcode.Failure, cerr.Error())
+	}
+	return err
+}
 
 // closeSession flushes the session's chain and closes it.
 func (s *Server) closeSession(code int, reason string) error {

@@ -8,6 +8,7 @@ import (
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/filters"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
 )
@@ -128,4 +129,22 @@ func Stderr(rules *filters.Redaction, keys []string, getenv func(string) string)
 		return nil
 	}
 	return red.RedactString
+}
+
+// Error is err with its message redacted by redact (Stderr, nil: nothing to remove), as the
+// run's error line on stderr and a resident run's exit record: its status and cause kept.
+func Error(err error, redact func(string) string) error {
+	code, msg := exitcode.Of(err)
+	if msg == "" || redact == nil || redact(msg) == msg {
+		return err
+	}
+	return &exitcode.Error{Code: code, Msg: redact(msg), Err: err}
+}
+
+// PrintReport prints the stream's per-rule counts on w with --redact-report (s.Report), once
+// the run is over; nothing without it, or without redaction (s nil).
+func (s *Set) PrintReport(w io.Writer) {
+	if s != nil && s.Report {
+		filters.WriteRedactReport(w, s.Stream)
+	}
 }

@@ -1,0 +1,101 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/basecontext/base-context/internal/exitcode"
+)
+
+// Folder is the folder of saved sessions the sessions commands and a run use: --session-dir,
+// else the home's. The failures of its methods carry their exit statuses.
+type Folder struct {
+	Dir  string // the folder
+	Home Home
+	// Chosen: the user named the folder, or has a home of their own (HasHome); without
+	// either it is a stand-in in the temporary directory, where nothing is kept.
+	Chosen bool
+	// Warn receives the warnings about what a session file holds.
+	Warn func(path, warning string)
+}
+
+// ErrNoHome is why sessions cannot be saved, nor looked for, without a home folder.
+var ErrNoHome = exitcode.New(exitcode.Usage, "neither HOME nor BASE_CONTEXT_HOME is set, so there is no place to save sessions: "+
+	"set BASE_CONTEXT_HOME to a folder for them, or run with --no-session")
+
+// Check refuses to look for sessions in the stand-in home of a user without one.
+func (f Folder) Check() error {
+	if !f.Chosen {
+		return ErrNoHome
+	}
+	return nil
+}
+
+// Find resolves an id or prefix among the saved sessions (FindSaved).
+func (f Folder) Find(query string) (string, error) {
+	if err := f.Check(); err != nil {
+		return "", err
+	}
+	path, err := FindSaved(f.Dir, query)
+	return path, exitcode.Wrap(exitcode.Usage, err)
+}
+
+// FileError is the error of a session file that cannot be created in the folder: it names
+// the folder and says what to do.
+func (f Folder) FileError(err error) error {
+	return exitcode.New(exitcode.Usage, fmt.Sprintf("cannot save sessions in %s: %v; set BASE_CONTEXT_HOME (or --session-dir) to a writable folder, or run with --no-session",
+		f.Dir, err))
+}
+
+// List writes the sessions of the working directory (all: of every directory), newest
+// activity first (ListSessions, WriteListings); the files it cannot read are warnings on
+// stderr.
+func (f Folder) List(out, stderr io.Writer, all, asJSON bool) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	rows, problems, err := ListSessions(f.Dir, f.Home.Registry(), cwd, all)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "warning: %v\n", p)
+	}
+	return WriteListings(out, rows, all, asJSON)
+}
+
+// Show writes the session query names (ShowSession).
+func (f Folder) Show(out io.Writer, query string, o ShowOptions) error {
+	if o.Deltas && !o.Events {
+		return exitcode.New(exitcode.Usage, "--json-deltas requires --events")
+	}
+	path, err := f.Find(query)
+	if err != nil {
+		return err
+	}
+	o.Warn = f.Warn
+	return ShowSession(out, path, o)
+}
+
+// Remove deletes the session query names (RemoveSession); what goes with it and cannot be
+// removed is a warning on stderr. A running session is a usage error.
+func (f Folder) Remove(stderr io.Writer, query string) error {
+	path, err := f.Find(query)
+	if err != nil {
+		return err
+	}
+	warnings, err := RemoveSession(path, f.Home.Registry(), f.Home.Outputs)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "warning: %v\n", w)
+	}
+	if _, running := errors.AsType[*RunningError](err); running {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	return exitcode.Wrap(exitcode.Failure, err)
+}
