@@ -5,13 +5,17 @@ go 1.26.8
 require (
 	github.com/alecthomas/kong v1.17.0
 	github.com/anthropics/anthropic-sdk-go/v2 v2.17.0
+	github.com/chromedp/cdproto v0.160.1
+	github.com/chromedp/chromedp v0.23.1
 	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0
 	github.com/openai/openai-go/v3 v3.102.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/tidwall/gjson v1.20.4
 	github.com/tidwall/sjson v1.2.5
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 
@@ -19,6 +23,7 @@ require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/invopop/jsonschema v0.14.0 // indirect
@@ -32,7 +37,6 @@ require (
 	go.opentelemetry.io/otel/trace v1.33.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 	google.golang.org/api v0.197.0 // indirect
 	google.golang.org/grpc v1.66.2 // indirect

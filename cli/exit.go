@@ -4,7 +4,6 @@ import (
 	"github.com/basecontext/base-context/internal/cmdline"
 	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/internal/signals"
-	"github.com/basecontext/base-context/stages"
 )
 
 // Exit statuses (docs/running.md "Exit status"): package exitcode's, by the names commands use.
@@ -40,14 +39,3 @@ var exitStatuses = []cmdline.ExitStatus{
 
 // signalErr is the error of a command ended by the signal w received, nil while none has.
 func signalErr(w *signals.Watch) error { return exitcode.SignalError(w.Received()) }
-
-// verdictExit maps a verdict status to the exit status of the run.
-var verdictExit = map[string]int{
-	stages.VerdictCompleted:   ExitOK,
-	stages.VerdictFailed:      ExitFailure,
-	stages.VerdictLimit:       ExitLimit,
-	stages.VerdictGate:        ExitGate,
-	stages.VerdictHangup:      ExitHangup,
-	stages.VerdictInterrupted: ExitInterrupted,
-	stages.VerdictTerminated:  ExitTerminated,
-}

@@ -22,6 +22,7 @@ type FilterCmd struct {
 	Verdict  VerdictCmd  `cmd:"" help:"Decide how a recorded run ended: exit with its status, print a JSON summary."`
 	Validate ValidateCmd `cmd:"" help:"Check a stream against its specification (docs/stream.md); report each violation on stderr."`
 	Redact   RedactCmd   `cmd:"" help:"Replace secrets (API keys, tokens, private keys, passwords) in every string with [REDACTED:<rule>]."`
+	HTML     HTMLCmd     `cmd:"" name:"html" help:"Write a self-contained HTML report of a recorded run: verdict, cost, timeline, problems, transcript."`
 }
 
 // Run lists the filters when none is named: `base-context filter` is a question, not a
@@ -69,7 +70,7 @@ func (fio *FilterIO) run(streams *IO, st stages.Stage) error {
 // runInto is run for a filter that ends in a sink (plain text, a summary): newSink gets the
 // output the filter writes to.
 func (fio *FilterIO) runInto(streams *IO, newSink func(out io.Writer) stages.Sink) error {
-	return fio.job(streams, false).Sink(newSink)
+	return fio.job(streams, false).Sink(nil, newSink)
 }
 
 // job is the run of a filter with these flags; discard writes nowhere unless -o names a file.

@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"github.com/basecontext/base-context/filters"
 	"io"
 
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -27,5 +27,5 @@ func (c *TextCmd) Run(streams *IO) error {
 		text = stages.NewText(out, stages.TextOptions{Follow: c.Follow, Thinking: c.Thinking, Verdict: c.options(&read)})
 		return text
 	})
-	return c.verdictStatus(&read, err, text.Verdict, false)
+	return read.Outcome(err, text.Verdict, false)
 }

@@ -31,24 +31,9 @@ func (c *ValidateCmd) Run(streams *IO) error {
 		return err
 	}
 	r := v.Result()
-	what := nounCount(r.Lines, "line")
-	if r.Form != "" {
-		what += ", " + r.Form + " form"
+	if err := r.Err(c.Strict); err != nil {
+		return err
 	}
-	if r.Unknown > 0 && !c.Strict {
-		what += fmt.Sprintf(", %s of unknown event types (not checked)", nounCount(r.Unknown, "line"))
-	}
-	if r.Violations > 0 {
-		return Fail(ExitFailure, fmt.Sprintf("%s in %s", nounCount(r.Violations, "violation"), what))
-	}
-	fmt.Fprintf(streams.Err, "valid: %s\n", what)
+	fmt.Fprintf(streams.Err, "valid: %s\n", r.Summary(c.Strict))
 	return nil
-}
-
-// nounCount is "1 line", "2 lines".
-func nounCount(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

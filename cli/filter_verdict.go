@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"io"
 
 	"github.com/basecontext/base-context/filters"
@@ -31,28 +30,6 @@ func (r *RunFacts) options(read *filters.RunStderr) stages.VerdictOptions {
 	return stages.VerdictOptions{Gated: r.Gated, RunError: read.LastError}
 }
 
-// verdictStatus turns the verdict v reached after the filter ended with err into the
-// command's result: an unreadable --stderr is a usage error; an error other than the report
-// of invalid lines means the stream was not read; a run that did not complete exits with its
-// status, saying why (after the status's name when named); else err (nil, or the report of
-// invalid lines: exit 1).
-func (r *RunFacts) verdictStatus(read *filters.RunStderr, err error, v func() stages.VerdictSummary, named bool) error {
-	if read.Err() != nil {
-		return Wrap(ExitUsage, read.Err())
-	}
-	var exit *ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.Code == ExitFailure) {
-		return err
-	}
-	if s := v(); s.Status != stages.VerdictCompleted {
-		if named {
-			return Fail(verdictExit[s.Status], s.Status+": "+s.Reason)
-		}
-		return Fail(verdictExit[s.Status], s.Reason)
-	}
-	return err
-}
-
 // Run runs the filter.
 func (c *VerdictCmd) Run(streams *IO) error {
 	if err := c.check(); err != nil {
@@ -64,5 +41,5 @@ func (c *VerdictCmd) Run(streams *IO) error {
 		v = stages.NewVerdict(out, c.options(&read))
 		return v
 	})
-	return c.verdictStatus(&read, err, v.Summary, true)
+	return read.Outcome(err, v.Summary, true)
 }

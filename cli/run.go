@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -12,6 +13,7 @@ import (
 	"github.com/basecontext/base-context/internal/cmdline"
 	"github.com/basecontext/base-context/internal/runner"
 	"github.com/basecontext/base-context/internal/runredact"
+	"github.com/basecontext/base-context/stages"
 )
 
 // RunCmd runs the agent: the default command.
@@ -70,6 +72,13 @@ func (c *RunCmd) Validate(kctx *kong.Context) error {
 
 // Run runs the agent.
 func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
+	if c.Export != "" { // the upstream's --export SESSION_FILE [OUT.html]
+		out := strings.TrimSuffix(c.Export, ".jsonl") + ".html"
+		if len(c.Prompts) > 0 {
+			out = c.Prompts[0]
+		}
+		return (&ReportFlags{}).settings(streams, stages.VerdictOptions{}).Export(c.Export, out, streams.Out)
+	}
 	if err := c.checkHome(streams); err != nil { // before the settings: they live there too
 		return err
 	}

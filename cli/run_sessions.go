@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -15,6 +14,7 @@ type SessionFlags struct {
 	Resume   string `placeholder:"ID" xor:"which-session" help:"Continue the saved session ID (or a unique prefix of it): its history is the context, the run appends to its file, and the stream's header is the session's own."`
 	Continue bool   `xor:"which-session" help:"Continue the newest session of this directory."`
 	Fork     string `placeholder:"ID" xor:"which-session" help:"Start a new session from a copy of session ID's conversation; its header names ID as parentSession."`
+	Export   string `placeholder:"SESSION_FILE" help:"Write an HTML report of the session file (see 'filter html') to the file the first argument names (default: SESSION_FILE with .html for .jsonl), and exit."`
 	Detach   bool   `help:"Run in the background, outliving the terminal: print only the session header and exit 0; the stream goes to $BASE_CONTEXT_HOME/run/<id>.events.jsonl (see attach)."`
 }
 
@@ -34,17 +34,9 @@ type runSession = control.Registered
 // openSession opens the plan's session and registers the run. The caller must Close it.
 func (c *RunCmd) openSession(streams *IO, p *runner.Plan) (*runSession, error) {
 	signals.CatchFileSizeLimit()
-	s, err := p.Source.OpenRun(control.OpenOptions{Dir: c.folder(streams).Dir, Cwd: p.Cwd, Memory: c.NoSession,
-		Rewrite: p.Redaction.SessionLines(), Warn: warn(streams)}, streams.home().Registry(), p.Resident,
+	return c.folder(streams).OpenRun(p.Source, control.OpenOptions{Cwd: p.Cwd, Memory: c.NoSession,
+		Rewrite: p.Redaction.SessionLines(), Warn: warn(streams)}, p.Resident,
 		func(err error) { fmt.Fprintf(streams.Err, "warning: %v\n", err) })
-	var notRegistered *control.RegisterError
-	switch {
-	case errors.As(err, &notRegistered):
-		return nil, Wrap(ExitUsage, err)
-	case err != nil:
-		return nil, c.folder(streams).FileError(err)
-	}
-	return s, nil
 }
 
 // detach is `--detach`: the foreground process starts the run in the background, which is

@@ -5,13 +5,15 @@ import (
 	"fmt"
 
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/stages"
 )
 
 // SessionsCmd groups the commands on saved sessions.
 type SessionsCmd struct {
-	List SessionsListCmd `cmd:"" help:"List saved sessions, newest activity first (those of this directory unless --all)."`
-	Show SessionsShowCmd `cmd:"" help:"Print a session's messages as JSON lines, or with --events its event stream."`
-	Rm   SessionsRmCmd   `cmd:"" help:"Delete a saved session."`
+	List   SessionsListCmd   `cmd:"" help:"List saved sessions, newest activity first (those of this directory unless --all)."`
+	Show   SessionsShowCmd   `cmd:"" help:"Print a session's messages as JSON lines, or with --events its event stream."`
+	Rm     SessionsRmCmd     `cmd:"" help:"Delete a saved session."`
+	Export SessionsExportCmd `cmd:"" help:"Write a self-contained HTML report of a saved session (as 'filter html' does of a stream)."`
 }
 
 // SessionDirFlag is where the sessions commands and a run look for session files.
@@ -60,3 +62,19 @@ type SessionsRmCmd struct {
 }
 
 func (c *SessionsRmCmd) Run(streams *IO) error { return c.folder(streams).Remove(streams.Err, c.ID) }
+
+// SessionsExportCmd is `sessions export`.
+type SessionsExportCmd struct {
+	SessionDirFlag
+	ID     string `arg:"" help:"Session id, or a unique prefix of it."`
+	Output string `short:"o" placeholder:"FILE" help:"Write to FILE (replaced atomically) instead of stdout."`
+	ReportFlags
+}
+
+func (c *SessionsExportCmd) Run(streams *IO) error {
+	path, err := c.folder(streams).Find(c.ID)
+	if err != nil {
+		return err
+	}
+	return c.settings(streams, stages.VerdictOptions{}).Export(path, c.Output, streams.Out)
+}

@@ -99,3 +99,18 @@ func (f Folder) Remove(stderr io.Writer, query string) error {
 	}
 	return exitcode.Wrap(exitcode.Failure, err)
 }
+
+// OpenRun gives a run its session in the folder and registers it (Source.OpenRun), with
+// the exit statuses of its failures: a resident run that cannot register, and a session
+// file that cannot be created (FileError), are usage errors.
+func (f Folder) OpenRun(s *Source, o OpenOptions, resident *Resident, warn func(error)) (*Registered, error) {
+	o.Dir = f.Dir
+	r, err := s.OpenRun(o, f.Home.Registry(), resident, warn)
+	if _, unregistered := errors.AsType[*RegisterError](err); unregistered {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	if err != nil {
+		return nil, f.FileError(err)
+	}
+	return r, nil
+}

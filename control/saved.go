@@ -147,3 +147,11 @@ func RemoveSession(path, registry string, outputs func(id string) string) (warni
 	}
 	return warnings, nil
 }
+
+// Events replays the session file at path as its event stream (ShowSession with Events),
+// read from the returned reader; a failure to read the session is the reader's error.
+func Events(path string, warn func(path, warning string)) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(ShowSession(pw, path, ShowOptions{Events: true, Warn: warn})) }()
+	return pr
+}

@@ -44,9 +44,12 @@ func (j Job) Stage(st stages.Stage) error {
 	}))
 }
 
-// Sink: see Stage.
-func (j Job) Sink(newSink func(out io.Writer) stages.Sink) error {
+// Sink: see Stage. before, when not nil, is a stage the lines go through first.
+func (j Job) Sink(before stages.Stage, newSink func(out io.Writer) stages.Sink) error {
 	return j.check(j.Run(func(inputs []stages.Input, out *codec.LineWriter, opts stages.RunOptions) (stages.RunStats, error) {
+		if before != nil {
+			return stages.RunSinkAfter(inputs, out, before, newSink(out), opts)
+		}
 		return stages.RunSink(inputs, out, newSink(out), opts)
 	}))
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/internal/userfile"
+	"github.com/basecontext/base-context/stages"
 )
 
 // errorLineMax is the longest stderr line read for an error line: ours are short, and a
@@ -77,3 +79,24 @@ func (r *RunStderr) LastError() string {
 
 // Err is the error of reading the file, nil before LastError.
 func (r *RunStderr) Err() error { return r.err }
+
+// Outcome turns the verdict a filter reached after it ended with err into the command's
+// result: an unreadable file is a usage error; an error other than the report of invalid
+// lines (exit 1) means the stream was not read; a run that did not complete exits with its
+// status, saying why (after the status's name when named); else err (nil, or the report
+// of invalid lines).
+func (r *RunStderr) Outcome(err error, verdict func() stages.VerdictSummary, named bool) error {
+	if r.err != nil {
+		return exitcode.Wrap(exitcode.Usage, r.err)
+	}
+	if e, ok := errors.AsType[*exitcode.Error](err); err != nil && !(ok && e.Code == exitcode.Failure) {
+		return err
+	}
+	if s := verdict(); s.Status != stages.VerdictCompleted {
+		if named {
+			return exitcode.New(s.ExitCode(), s.Status+": "+s.Reason)
+		}
+		return exitcode.New(s.ExitCode(), s.Reason)
+	}
+	return err
+}

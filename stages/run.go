@@ -213,6 +213,11 @@ func RunSink(inputs []Input, out *codec.LineWriter, sink Sink, opts RunOptions) 
 	return Run(inputs, out, sinkEnd{sink}, opts)
 }
 
+// RunSinkAfter is RunSink with stage st before the sink (a redaction before a report).
+func RunSinkAfter(inputs []Input, out *codec.LineWriter, st Stage, sink Sink, opts RunOptions) (RunStats, error) {
+	return Run(inputs, out, Chain(st, sinkEnd{sink}), opts)
+}
+
 // sinkEnd lets Run feed a sink where it feeds a stage: it emits nothing, so the output holds
 // only what the sink writes itself.
 type sinkEnd struct{ sink Sink }

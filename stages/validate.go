@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // Violation is one way a line breaks the stream's specification (docs/stream.md).
@@ -126,6 +127,36 @@ func NewValidator(opts ValidateOptions) *Validator {
 }
 
 // Result returns the counts so far; after Flush, of the whole stream.
+// Err is the result as the command's error (exit 1, saying how many violations in what),
+// nil when the stream is valid; Summary says what was checked.
+func (r ValidateResult) Err(strict bool) error {
+	if r.Violations > 0 {
+		return exitcode.New(exitcode.Failure, fmt.Sprintf("%s in %s", nounCount(r.Violations, "violation"), r.Summary(strict)))
+	}
+	return nil
+}
+
+// Summary is what was checked: "12 lines, full form", with the lines of unknown types
+// (not checked unless strict).
+func (r ValidateResult) Summary(strict bool) string {
+	what := nounCount(r.Lines, "line")
+	if r.Form != "" {
+		what += ", " + r.Form + " form"
+	}
+	if r.Unknown > 0 && !strict {
+		what += fmt.Sprintf(", %s of unknown event types (not checked)", nounCount(r.Unknown, "line"))
+	}
+	return what
+}
+
+// nounCount is "1 line", "2 lines".
+func nounCount(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func (v *Validator) Result() ValidateResult {
 	r := v.result
 	r.Form = v.form.String()

@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // Verdict statuses: how the run that wrote a stream ended, by the completion rules of
-// docs/stream.md ("Exit status"). The command line maps each to its exit status.
+// docs/stream.md ("Exit status"), each with its exit status (VerdictSummary.ExitCode).
 const (
 	VerdictCompleted   = "completed"   // 0
 	VerdictFailed      = "failed"      // 1
@@ -298,6 +299,19 @@ type VerdictSummary struct {
 	Retries      int
 	Compactions  int
 	Usage        codec.Usage
+}
+
+// ExitCode is the status the run's process should have exited with.
+func (s VerdictSummary) ExitCode() int { return verdictExit[s.Status] }
+
+var verdictExit = map[string]int{
+	VerdictCompleted:   exitcode.OK,
+	VerdictFailed:      exitcode.Failure,
+	VerdictLimit:       exitcode.Limit,
+	VerdictGate:        exitcode.Gate,
+	VerdictHangup:      exitcode.Hangup,
+	VerdictInterrupted: exitcode.Interrupted,
+	VerdictTerminated:  exitcode.Terminated,
 }
 
 // VerdictTool counts the executions of one tool.
