@@ -178,14 +178,18 @@ func (p *Policy) checkBash(line string) ([]string, error) {
 			unallowed = append(unallowed, call("bash", subject))
 		}
 	}
-	for _, r := range a.redirects {
+	for _, r := range a.redirectsFrom() {
 		tool := "read"
 		if r.write {
 			tool = "write"
 		}
 		if r.path == "" {
 			if unchecked := p.unchecked(tool); unchecked != "" {
-				return nil, &Denied{Tool: "bash", Call: call("bash", r.text), Why: "the file it " + map[bool]string{true: "writes", false: "reads"}[r.write] + " is named at run time, so " + unchecked}
+				why := "the file it " + map[bool]string{true: "writes", false: "reads"}[r.write] + " is named at run time"
+				if r.moved {
+					why = "the line changes directory first, so where the file is is known at run time only"
+				}
+				return nil, &Denied{Tool: "bash", Call: call("bash", r.text), Why: why + ", so " + unchecked}
 			}
 			continue
 		}

@@ -43,6 +43,7 @@ type redirect struct {
 	path  string // "" when the name is computed at run time
 	write bool
 	text  string // its source text: > key.txt
+	moved bool   // relative, on a line that changes directory: where it is is known at run time
 }
 
 // analysis is what a bash command line runs, as far as rules can tell.
@@ -50,6 +51,24 @@ type analysis struct {
 	commands  []command
 	opaque    []opaque
 	redirects []redirect
+}
+
+// redirectsFrom are the redirections of the line as rules check them from the working
+// directory: where the line changes directory first, a relative name is computed at run time.
+func (a *analysis) redirectsFrom() []redirect {
+	moves := slices.ContainsFunc(a.commands, func(c command) bool {
+		return c.words[0] == "cd" || c.words[0] == "pushd" || c.words[0] == "popd"
+	})
+	if !moves {
+		return a.redirects
+	}
+	out := slices.Clone(a.redirects)
+	for i, r := range out {
+		if r.path != "" && !strings.HasPrefix(r.path, "/") && !strings.HasPrefix(r.path, "~") {
+			out[i].path, out[i].moved = "", true
+		}
+	}
+	return out
 }
 
 // analyze parses a bash command line into what it runs.
@@ -67,7 +86,7 @@ func (a *analysis) parse(line string, depth int) error {
 		return fmt.Errorf("cannot parse the command: %v", err)
 	}
 	s := &scope{a: a, depth: depth, vars: map[string]bool{}, mentioned: map[string]bool{},
-		integer: map[string]bool{}, functions: map[string]bool{}}
+		integer: map[string]bool{}, assoc: map[string]bool{}, functions: map[string]bool{}}
 	syntax.Walk(f, s.collect)
 	syntax.Walk(f, s.visit)
 	return nil
@@ -85,6 +104,7 @@ type scope struct {
 	// declare -n r=y), which may assign them anything.
 	mentioned map[string]bool
 	integer   map[string]bool // declared -i: every assignment is evaluated as arithmetic
+	assoc     map[string]bool // declared -A: subscripts are strings, not arithmetic
 	functions map[string]bool // functions and aliases the text defines
 }
 
@@ -120,11 +140,12 @@ func (s *scope) collect(n syntax.Node) bool {
 			s.mention(v) // declare -n r=y
 		}
 	case *syntax.DeclClause:
-		if declFlags(x, "i") {
-			for _, as := range x.Args {
-				if as.Name != nil {
-					s.integer[as.Name.Value] = true
-				}
+		for _, as := range x.Args {
+			if as.Name != nil && declFlags(x, "i") {
+				s.integer[as.Name.Value] = true
+			}
+			if as.Name != nil && declFlags(x, "A") {
+				s.assoc[as.Name.Value] = true
 			}
 		}
 	case *syntax.BinaryArithm:
@@ -328,12 +349,16 @@ func (s *scope) visit(n syntax.Node) bool {
 		s.arithmetic(x, x.Cond)
 		s.arithmetic(x, x.Post)
 	case *syntax.Assign:
-		s.arithmetic(x, x.Index)
+		if x.Name == nil || !s.assoc[x.Name.Value] {
+			s.arithmetic(x, x.Index)
+		}
 	case *syntax.ParamExp:
 		if x.Excl || x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && strings.Contains(x.Exp.Word.Lit(), "P") {
 			s.hide(x, "an indirect or prompt expansion runs any command substitution hidden in a value")
 		}
-		s.arithmetic(x, x.Index)
+		if x.Param == nil || !s.assoc[x.Param.Value] {
+			s.arithmetic(x, x.Index)
+		}
 		if x.Slice != nil {
 			s.arithmetic(x, x.Slice.Offset)
 			s.arithmetic(x, x.Slice.Length)
@@ -351,6 +376,12 @@ func (s *scope) visit(n syntax.Node) bool {
 				} else {
 					s.hide(owner, "arithmetic on a computed value runs any command substitution hidden in it")
 				}
+			}
+		}
+	case *syntax.UnaryTest:
+		if w, ok := x.X.(*syntax.Word); ok && (x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar) {
+			if v, lit := staticText(w); lit {
+				s.subscriptNames(w, []string{v})
 			}
 		}
 	case *syntax.Redirect:
@@ -434,7 +465,10 @@ func (s *scope) redirect(r *syntax.Redirect) {
 	default:
 		return // here-documents and here-strings: their expansions are walked
 	}
-	text := printNode(r)
+	text := r.Op.String() + " " + printNode(r.Word) // the printer does not print a redirection alone
+	if r.N != nil {
+		text = r.N.Value + text
+	}
 	if v, lit := staticText(r.Word); lit {
 		if v == "/dev/null" || v == "/dev/stdout" || v == "/dev/stderr" || v == "/dev/tty" || strings.HasPrefix(v, "/dev/fd/") {
 			return
@@ -555,6 +589,12 @@ func (s *scope) resolve(owner syntax.Node, text string, words []word, whole stri
 			s.a.opaque = append(s.a.opaque, opaque{text: text, why: why})
 			return
 		}
+		if isWrap && next >= len(words) && (name == "sudo" || name == "doas") && slices.ContainsFunc(words[i+1:], func(w word) bool {
+			return strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.ContainsAny(w.text, "si")
+		}) {
+			s.a.opaque = append(s.a.opaque, opaque{text: text, why: name + " runs a shell that reads the commands of its input"})
+			return
+		}
 		if !isWrap || next >= len(words) {
 			break // not a wrapper, or a wrapper alone (env, xargs): a command of its own
 		}
@@ -572,6 +612,9 @@ func (s *scope) resolve(owner syntax.Node, text string, words []word, whole stri
 		}
 		if name == "xargs" {
 			words = append(slices.Clone(words), word{text: "…"}) // arguments read at run time
+			if replace := xargsReplace(words[i+1 : next]); replace != "" {
+				markComputed(words[next:], replace)
+			}
 		}
 		i = next
 	}
@@ -695,11 +738,43 @@ func (s *scope) findExec(owner syntax.Node, text string, words []word) {
 				end++
 			}
 			if end > j+1 {
-				s.resolve(owner, text, slices.Clone(words[j+1:end]), "")
+				sub := slices.Clone(words[j+1 : end])
+				markComputed(sub, "{}") // find puts the path it found there
+				s.resolve(owner, text, sub, "")
 			}
 			j = end
 		}
 	}
+}
+
+// markComputed marks the words holding a placeholder (find's {}, xargs -I's string) as
+// computed at run time: the program puts what it read or found there.
+func markComputed(words []word, placeholder string) {
+	for k := range words {
+		if strings.Contains(words[k].text, placeholder) {
+			words[k].literal = false
+		}
+	}
+}
+
+// xargsReplace is the placeholder xargs replaces in its command (-I R, -i, --replace), "" when
+// it only appends what it reads.
+func xargsReplace(opts []word) string {
+	for k, w := range opts {
+		switch t := w.text; {
+		case t == "-I" && k+1 < len(opts):
+			return opts[k+1].text
+		case strings.HasPrefix(t, "-I") && len(t) > 2:
+			return t[2:]
+		case t == "-i" || t == "--replace":
+			return "{}"
+		case strings.HasPrefix(t, "-i"):
+			return t[2:]
+		case strings.HasPrefix(t, "--replace="):
+			return strings.TrimPrefix(t, "--replace=")
+		}
+	}
+	return ""
 }
 
 // wrapperOptions are, for each wrapper, its options that take a value (-u USER), and

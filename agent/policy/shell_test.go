@@ -23,7 +23,8 @@ var rmBypasses = []string{
 	"cat <<EOF\n$(rm -rf build)\nEOF", `declare y=$(rm -rf build)`, `echo $((1 + $(rm -rf build)))`,
 	`(( $(rm -rf build) ))`, `a[$(rm -rf build)]=1`, `trap 'rm -rf build' EXIT`, `env -S 'rm -rf build'`,
 	`busybox rm -rf build`, `BASH_ENV=./x bash -c ls`, `env 'BASH_FUNC_ls%%=() { rm -rf build; }' bash -c ls`,
-	`alias ls='rm -rf build'; ls`, `sudo sh -c 'rm -rf build'`, `PS4='$(rm -rf build)' bash -xc true`,
+	`alias ls='rm -rf build'; ls`, `find /bin -name rm -exec {} -rf build \;`, `find . -exec sh -c '{} -rf build' \;`,
+	`echo rm | xargs -I{} {} -rf build`, `echo rm | xargs -I % sh -c '% -rf build'`, `echo 'rm -rf build' | sudo -s`, `sudo sh -c 'rm -rf build'`, `PS4='$(rm -rf build)' bash -xc true`,
 }
 
 // The code bash arithmetic runs from a string: each ran `touch` with only echo allowed.
@@ -33,7 +34,7 @@ var arithmeticBypasses = []string{
 	`y=1; read y < f; echo $((y))`, `[[ x -eq 1 ]]`, `[[ $y -gt 1 ]]`, `let 'y=x[$(touch f)]'`, `let y=z`,
 	`printf -v 'x[$(touch f)]' 1`, `read 'a[$(touch f)]' <<< 1`, `echo ${a[y]}`, `echo ${s:y}`,
 	`declare 'a[$(touch f)]=1'`, `x='a[$(touch f)]'; echo ${!x}`, `x='$(touch f)'; echo ${x@P}`,
-	`for y in $(cat f); do echo $((y)); done`, `declare -n r=y; y=1; r='x[$(touch f)]'; echo $((y))`,
+	`for y in $(cat f); do echo $((y)); done`, `[[ -v 'a[$(touch f)]' ]]`, `declare -n r=y; y=1; r='x[$(touch f)]'; echo $((y))`,
 }
 
 func denyRm(t *testing.T) *Policy {
@@ -85,7 +86,7 @@ func TestCheckableLinesRun(t *testing.T) {
 		`ls -la`, `git status && go test ./...`, `echo "$HOME" $((1 + 2))`, `for ((i = 0; i < 3; i++)); do echo $i; done`,
 		`n=5; echo $((n * 2))`, `for i in 1 2 3; do echo $((i + 1)); done`, `[[ 3 -gt 1 ]] && echo yes`, `command -v rm`,
 		`nohup go build ./... > build.log 2>&1`, `bash -c 'go vet ./...'`, `find . -name '*.go' -exec gofmt -l {} +`,
-		`x=$(git rev-parse HEAD); echo "$x"`, `echo ${#PATH}`, `env GOOS=linux go build`, "cat <<'EOF'\n$(rm -rf build)\nEOF",
+		`x=$(git rev-parse HEAD); echo "$x"`, `echo ${#PATH}`, `env GOOS=linux go build`, `declare -A m; m[key]=1; echo ${m[key]}`, "cat <<'EOF'\n$(rm -rf build)\nEOF",
 	} {
 		if err := p.Check(context.Background(), "bash", bash(line)); err != nil {
 			t.Errorf("%q: %v", line, err)
@@ -141,6 +142,11 @@ func TestPathForms(t *testing.T) {
 			t.Errorf("%s(%s) passed", c.tool, c.path)
 		} else if !strings.Contains(err.Error(), "by rule D") {
 			t.Errorf("%s(%s): %v", c.tool, c.path, err)
+		}
+	}
+	for _, line := range []string{`echo x > out/x`, `cd secret && echo x > f`, `cat < envlink`, `echo x >> "$f"`} {
+		if err := p.Check(ctx, "bash", bash(line)); err == nil {
+			t.Errorf("bash(%s) passed", line)
 		}
 	}
 	if err := p.Check(ctx, "write", pathArg("src/x")); err != nil {
