@@ -106,6 +106,9 @@ type scope struct {
 	integer   map[string]bool // declared -i: every assignment is evaluated as arithmetic
 	assoc     map[string]bool // declared -A: subscripts are strings, not arithmetic
 	functions map[string]bool // functions and aliases the text defines
+	// namesComputed is set when a builtin that assigns variables is given a name computed
+	// at run time (declare "$v=…"): then any variable may hold anything.
+	namesComputed bool
 }
 
 func printNode(n syntax.Node) string {
@@ -147,6 +150,9 @@ func (s *scope) collect(n syntax.Node) bool {
 			if as.Name != nil && declFlags(x, "A") {
 				s.assoc[as.Name.Value] = true
 			}
+			if _, lit := staticText(as.Value); as.Name == nil && !lit {
+				s.namesComputed = true // declare "$v=…"
+			}
 		}
 	case *syntax.BinaryArithm:
 		if isAssignOp(x.Op) {
@@ -167,12 +173,19 @@ func (s *scope) collect(n syntax.Node) bool {
 			}
 			s.assign(wi.Name.Value, safe)
 		}
+	case *syntax.ParamExp:
+		if x.Param != nil && x.Exp != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) {
+			s.assign(x.Param.Value, false) // ${y:=…}
+		}
 	case *syntax.FuncDecl:
 		s.functions[x.Name.Value] = true
 	case *syntax.CallExpr:
 		for i, w := range x.Args {
 			v, lit := staticText(w)
 			if !lit {
+				if i > 0 && nameBuiltins[x.Args[0].Lit()] {
+					s.namesComputed = true
+				}
 				continue
 			}
 			if i > 0 {
@@ -226,11 +239,15 @@ func (s *scope) safeNumber(name string) bool {
 		return true
 	}
 	safe, ok := s.vars[name]
-	return ok && safe && !s.mentioned[name]
+	return ok && safe && !s.mentioned[name] && !s.namesComputed
 }
 
-func (s *scope) hide(n syntax.Node, why string) {
-	s.a.opaque = append(s.a.opaque, opaque{text: printNode(n), why: why})
+// hide records node n as what the rules cannot see, and why.
+func (s *scope) hide(n syntax.Node, why string) { s.refuse(printNode(n), why) }
+
+// refuse records a command (its text) the rules cannot see, and why.
+func (s *scope) refuse(text, why string) {
+	s.a.opaque = append(s.a.opaque, opaque{text: text, why: why})
 }
 
 // arithmetic checks an arithmetic expression: a variable whose value may be a string is
@@ -257,7 +274,7 @@ func (s *scope) arithmeticWord(owner syntax.Node, w *syntax.Word) {
 		switch p := part.(type) {
 		case *syntax.Lit:
 			for _, id := range identifier.FindAllString(p.Value, -1) {
-				if !isNumberWord(p.Value) && !s.safeNumber(id) {
+				if !numberWord.MatchString(p.Value) && !s.safeNumber(id) {
 					s.hide(owner, "arithmetic on $"+id+" runs any command substitution hidden in its value")
 					return
 				}
@@ -281,10 +298,8 @@ func (s *scope) arithmeticWord(owner syntax.Node, w *syntax.Word) {
 	}
 }
 
-// isNumberWord is a numeric literal of arithmetic: 42, 0x2a, 8#52.
-func isNumberWord(s string) bool {
-	return regexp.MustCompile(`^[0-9][0-9A-Za-z_@#]*$`).MatchString(s)
-}
+// numberWord is a numeric literal of arithmetic: 42, 0x2a, 8#52.
+var numberWord = regexp.MustCompile(`^[0-9][0-9A-Za-z_@#]*$`)
 
 func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == "" || strings.HasPrefix(s, "-") && len(s) > 1 && strings.Trim(s[1:], "0123456789") == ""
@@ -318,7 +333,7 @@ func (s *scope) visit(n syntax.Node) bool {
 		for _, as := range x.Args {
 			words = append(words, printNode(as))
 		}
-		s.a.commands = append(s.a.commands, s.plain(printNode(x), words, len(words)))
+		s.a.commands = append(s.a.commands, command{text: printNode(x), words: words, literal: len(words)})
 		if declFlags(x, "i") {
 			for _, as := range x.Args {
 				if v, lit := staticText(as.Value); as.Name != nil && as.Value != nil && !(lit && plainNumber.MatchString(v)) {
@@ -339,7 +354,7 @@ func (s *scope) visit(n syntax.Node) bool {
 			words = append(words, printNode(e))
 			s.arithmetic(x, e)
 		}
-		s.a.commands = append(s.a.commands, s.plain(printNode(x), words, len(words)))
+		s.a.commands = append(s.a.commands, command{text: printNode(x), words: words, literal: len(words)})
 	case *syntax.ArithmCmd:
 		s.arithmetic(x, x.X)
 	case *syntax.ArithmExp:
@@ -449,7 +464,7 @@ func (s *scope) subscriptNames(owner syntax.Node, words []string) {
 // nameBuiltins take variable names as arguments.
 var nameBuiltins = map[string]bool{"read": true, "printf": true, "unset": true, "mapfile": true, "readarray": true,
 	"getopts": true, "wait": true, "test": true, "[": true, "declare": true, "typeset": true, "local": true,
-	"export": true, "readonly": true, "let": true, "shift": true, "return": true, "exit": true}
+	"export": true, "readonly": true, "let": true}
 
 func (s *scope) redirect(r *syntax.Redirect) {
 	var write bool
@@ -572,27 +587,27 @@ func (s *scope) resolve(owner syntax.Node, text string, words []word, whole stri
 			if w.glob {
 				why = "the command name is a file pattern expanded at run time"
 			}
-			s.a.opaque = append(s.a.opaque, opaque{text: text, why: why})
+			s.refuse(text, why)
 			return
 		}
 		name := path.Base(w.text)
 		if s.functions[name] {
-			s.a.opaque = append(s.a.opaque, opaque{text: text, why: name + " is a function or alias defined on the same line"})
+			s.refuse(text, name+" is a function or alias defined on the same line")
 			return
 		}
 		if why, ok := codeRunners[name]; ok && runsCode(name, words[i+1:]) {
-			s.a.opaque = append(s.a.opaque, opaque{text: text, why: why})
+			s.refuse(text, why)
 			return
 		}
 		next, isWrap, why := unwrap(name, words, i)
 		if why != "" {
-			s.a.opaque = append(s.a.opaque, opaque{text: text, why: why})
+			s.refuse(text, why)
 			return
 		}
 		if isWrap && next >= len(words) && (name == "sudo" || name == "doas") && slices.ContainsFunc(words[i+1:], func(w word) bool {
 			return strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.ContainsAny(w.text, "si")
 		}) {
-			s.a.opaque = append(s.a.opaque, opaque{text: text, why: name + " runs a shell that reads the commands of its input"})
+			s.refuse(text, name+" runs a shell that reads the commands of its input")
 			return
 		}
 		if !isWrap || next >= len(words) {
@@ -605,7 +620,7 @@ func (s *scope) resolve(owner syntax.Node, text string, words []word, whole stri
 		if name == "env" {
 			for _, w := range words[i+1 : next] {
 				if n, _, ok := strings.Cut(w.text, "="); ok && specialVars.MatchString(n) {
-					s.a.opaque = append(s.a.opaque, opaque{text: text, why: "setting " + n + " makes the shell or a program run commands the line does not show"})
+					s.refuse(text, "setting "+n+" makes the shell or a program run commands the line does not show")
 					return
 				}
 			}
@@ -629,12 +644,12 @@ func (s *scope) resolve(owner syntax.Node, text string, words []word, whole stri
 	if name == "mapfile" || name == "readarray" {
 		for _, w := range cmdWords[1:] {
 			if strings.HasPrefix(w.text, "-") && strings.Contains(w.text, "C") {
-				s.a.opaque = append(s.a.opaque, opaque{text: text, why: name + " -C runs a string as commands"})
+				s.refuse(text, name+" -C runs a string as commands")
 			}
 		}
 	}
 	if name == "hash" && slices.ContainsFunc(cmdWords[1:], func(w word) bool { return strings.HasPrefix(w.text, "-") && strings.Contains(w.text, "p") }) {
-		s.a.opaque = append(s.a.opaque, opaque{text: text, why: "hash -p makes a name run another program"})
+		s.refuse(text, "hash -p makes a name run another program")
 	}
 	if nameBuiltins[name] {
 		texts := make([]string, len(cmdWords)-1)
@@ -654,17 +669,13 @@ func (s *scope) resolve(owner syntax.Node, text string, words []word, whole stri
 	for j, w := range cmdWords {
 		texts[j] = w.text
 	}
-	c := s.plain(text, texts, literal)
+	c := command{text: text, words: texts, literal: literal}
 	c.forms = append(forms, c.forms...)
 	if name != cmdWords[0].text {
 		c.forms = append(c.forms, name+strings.TrimPrefix(strings.Join(texts, " "), cmdWords[0].text))
 	}
 	c.whole = whole
 	s.a.commands = append(s.a.commands, c)
-}
-
-func (s *scope) plain(text string, words []string, literal int) command {
-	return command{text: text, words: words, literal: literal}
 }
 
 func hasAssignment(ws []word) bool {
@@ -694,7 +705,7 @@ func (s *scope) shell(text string, words []word) {
 	for j := 1; j < len(words); j++ {
 		w := words[j]
 		if !w.literal {
-			s.a.opaque = append(s.a.opaque, opaque{text: text, why: "the shell runs commands computed at run time"})
+			s.refuse(text, "the shell runs commands computed at run time")
 			return
 		}
 		switch {
@@ -702,30 +713,30 @@ func (s *scope) shell(text string, words []word) {
 			return
 		case w.text == "-o" || w.text == "+o" || w.text == "-O" || w.text == "+O" || w.text == "--rcfile" || w.text == "--init-file":
 			if w.text == "--rcfile" || w.text == "--init-file" {
-				s.a.opaque = append(s.a.opaque, opaque{text: text, why: "the shell runs the commands of a file"})
+				s.refuse(text, "the shell runs the commands of a file")
 				return
 			}
 			j++
 		case strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.Contains(w.text, "c"):
 			if j+1 >= len(words) || !words[j+1].literal {
-				s.a.opaque = append(s.a.opaque, opaque{text: text, why: "the shell runs commands computed at run time"})
+				s.refuse(text, "the shell runs commands computed at run time")
 				return
 			}
 			if s.depth+1 > maxShellDepth {
-				s.a.opaque = append(s.a.opaque, opaque{text: text, why: fmt.Sprintf("shells nest more than %d deep", maxShellDepth)})
+				s.refuse(text, fmt.Sprintf("shells nest more than %d deep", maxShellDepth))
 				return
 			}
 			if err := s.a.parse(words[j+1].text, s.depth+1); err != nil {
-				s.a.opaque = append(s.a.opaque, opaque{text: text, why: "the string the shell runs does not parse"})
+				s.refuse(text, "the string the shell runs does not parse")
 			}
 			return
 		case strings.HasPrefix(w.text, "-") || strings.HasPrefix(w.text, "+"):
 		default:
-			s.a.opaque = append(s.a.opaque, opaque{text: text, why: "the shell runs the commands of a file"})
+			s.refuse(text, "the shell runs the commands of a file")
 			return
 		}
 	}
-	s.a.opaque = append(s.a.opaque, opaque{text: text, why: "the shell runs the commands of its input"})
+	s.refuse(text, "the shell runs the commands of its input")
 }
 
 // findExec checks the commands of find's -exec, -execdir, -ok and -okdir.

@@ -34,7 +34,9 @@ var arithmeticBypasses = []string{
 	`y=1; read y < f; echo $((y))`, `[[ x -eq 1 ]]`, `[[ $y -gt 1 ]]`, `let 'y=x[$(touch f)]'`, `let y=z`,
 	`printf -v 'x[$(touch f)]' 1`, `read 'a[$(touch f)]' <<< 1`, `echo ${a[y]}`, `echo ${s:y}`,
 	`declare 'a[$(touch f)]=1'`, `x='a[$(touch f)]'; echo ${!x}`, `x='$(touch f)'; echo ${x@P}`,
-	`for y in $(cat f); do echo $((y)); done`, `[[ -v 'a[$(touch f)]' ]]`, `declare -n r=y; y=1; r='x[$(touch f)]'; echo $((y))`,
+	`for y in $(cat f); do echo $((y)); done`, `[[ -v 'a[$(touch f)]' ]]`,
+	`y=1; unset y; : ${y:='x[$(touch f)]'}; echo $((y))`, `y=1; declare "$Z=x[\$(touch f)]"; echo $((y))`,
+	`y=1; read "$Z" < f; echo $((y))`, `declare -n r=y; y=1; r='x[$(touch f)]'; echo $((y))`,
 }
 
 func denyRm(t *testing.T) *Policy {
