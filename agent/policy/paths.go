@@ -28,8 +28,8 @@ func (f pathForm) shown() string {
 // that does not exist yet included), each relative to the working directory as given and
 // as resolved.
 func (p *Policy) pathForms(arg string) []pathForm {
-	cwd := tools.ResolvePath("", p.Cwd)
-	realCwd := resolveLinks(cwd)
+	p.setup()
+	cwd, realCwd := p.cwd, p.realCwd
 	var forms []pathForm
 	if !filepath.IsAbs(arg) && arg != "~" && !strings.HasPrefix(arg, "~/") {
 		written := filepath.ToSlash(arg)

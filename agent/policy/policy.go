@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/basecontext/base-context/agent/tools"
@@ -89,6 +90,10 @@ type Policy struct {
 	// Ask asks the client whether a call may run (--permission-mode ask); nil when there is
 	// no client to ask, which refuses the call.
 	Ask func(ctx context.Context, question string) (bool, error)
+
+	cwdOnce      sync.Once
+	cwd, realCwd string // the working directory cleaned, and resolved: found once
+	hidingRules  []Rule // the deny rules that hide files from grep, find and ls
 }
 
 // Denied is a call the policy refused; its message goes back to the model.
@@ -335,11 +340,12 @@ var lists = map[string]bool{"grep": true, "find": true, "ls": true}
 // Hidden reports whether grep, find and ls must leave out the file at abs: a deny rule of
 // read or of a listing tool matches it in one of its forms.
 func (p *Policy) Hidden(abs string) bool {
+	p.setup()
+	if len(p.hidingRules) == 0 {
+		return false
+	}
 	forms := p.pathForms(abs)
-	for _, r := range p.Deny {
-		if r.Pattern == "" || r.Tool != "read" && !lists[r.Tool] {
-			continue
-		}
+	for _, r := range p.hidingRules {
 		for _, f := range forms {
 			if p.matchPath(r.Pattern, f) {
 				return true
@@ -347,6 +353,20 @@ func (p *Policy) Hidden(abs string) bool {
 		}
 	}
 	return false
+}
+
+// setup finds, once, what every check needs: the working directory's forms and the deny
+// rules that hide files from listings.
+func (p *Policy) setup() {
+	p.cwdOnce.Do(func() {
+		p.cwd = tools.ResolvePath("", p.Cwd)
+		p.realCwd = resolveLinks(p.cwd)
+		for _, r := range p.Deny {
+			if r.Pattern != "" && (r.Tool == "read" || lists[r.Tool]) {
+				p.hidingRules = append(p.hidingRules, r)
+			}
+		}
+	})
 }
 
 func call(tool, subject string) string { return tool + "(" + subject + ")" }
