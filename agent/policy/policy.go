@@ -219,8 +219,10 @@ func (p *Policy) unchecked(tool string) string {
 		}
 	}
 	if p.Mode == ModeDeny || p.Mode == ModeAsk {
-		if r, ok := p.match(p.Allow, tool, ""); ok && r.Pattern == "" {
-			return ""
+		for _, r := range p.Allow {
+			if r.Tool == tool && (r.Pattern == "" || r.Pattern == "*") {
+				return "" // everything is allowed: nothing to check against
+			}
 		}
 		return "no --allow rule can be checked against it (--permission-mode " + string(p.Mode) + ")"
 	}

@@ -94,6 +94,12 @@ func TestCheckableLinesRun(t *testing.T) {
 			t.Errorf("%q: %v", line, err)
 		}
 	}
+	for _, rule := range []string{"bash", "bash(*)"} {
+		all := &Policy{Mode: ModeDeny, Cwd: t.TempDir(), Allow: []Rule{mustRule(t, rule, "A")}}
+		if err := all.Check(context.Background(), "bash", bash(`x=ls; $x`)); err != nil {
+			t.Errorf("--allow '%s' refused a computed command: %v", rule, err)
+		}
+	}
 	allow := &Policy{Mode: ModeDeny, Cwd: t.TempDir(), Allow: []Rule{mustRule(t, "bash(go test *)", "A"), mustRule(t, "bash(echo *)", "B")}}
 	for _, line := range []string{`timeout 60 go test ./...`, `go test -run "$T" ./...`, `echo $((1+2))`} {
 		if err := allow.Check(context.Background(), "bash", bash(line)); err != nil {
@@ -161,6 +167,26 @@ func TestPathForms(t *testing.T) {
 	for _, path := range []string{"src/../main.go", "out/x"} { // out is a link to secret
 		if err := allow.Check(ctx, "write", pathArg(path)); err == nil {
 			t.Errorf("allow list: write(%s) passed", path)
+		}
+	}
+}
+
+// Words computed at run time may be anything: a deny pattern that could match refuses, an
+// allow pattern allows only when a trailing * covers them.
+func TestComputedWords(t *testing.T) {
+	for _, c := range []struct {
+		pattern, prefix string
+		may, covers     bool
+	}{
+		{"rm *", "rm ", true, true}, {"git push*", "git ", true, false}, {"git * --output*", "git log ", true, false},
+		{"git log *", "git log ", true, true}, {"echo*", "echo ", true, true}, {"ls", "ls ", false, false},
+		{"rm *", "echo ", false, false}, {"go test ./...", "go ", true, false},
+	} {
+		if got := mayMatch(c.pattern, c.prefix); got != c.may {
+			t.Errorf("mayMatch(%q, %q) = %v", c.pattern, c.prefix, got)
+		}
+		if got := covers(c.pattern, c.prefix); got != c.covers {
+			t.Errorf("covers(%q, %q) = %v", c.pattern, c.prefix, got)
 		}
 	}
 }
