@@ -136,8 +136,7 @@ func (s *scope) collect(n syntax.Node) bool {
 	switch x := n.(type) {
 	case *syntax.Assign:
 		if x.Name != nil {
-			v, lit := staticText(x.Value)
-			s.assign(x.Name.Value, x.Array == nil && !x.Append && x.Index == nil && (x.Value == nil || lit && isDigits(v)))
+			s.assign(x.Name.Value, x.Array == nil && !x.Append && x.Index == nil && (x.Value == nil || numeric(x.Value.Parts)))
 		}
 		if v, lit := staticText(x.Value); lit && x.Name != nil {
 			s.mention(v) // declare -n r=y
@@ -226,6 +225,33 @@ func arithName(e syntax.ArithmExpr) string {
 		return l.Value
 	}
 	return ""
+}
+
+// numeric reports whether word parts always make a number: digits, $((…)), $? and the like.
+func numeric(parts []syntax.WordPart) bool {
+	if len(parts) == 0 {
+		return false
+	}
+	for _, part := range parts {
+		switch x := part.(type) {
+		case *syntax.Lit:
+			if strings.Trim(x.Value, "0123456789") != "" {
+				return false
+			}
+		case *syntax.ArithmExp:
+		case *syntax.ParamExp:
+			if x.Param == nil || !x.Length && (!shellNumbers[x.Param.Value] || !x.Short && (x.Exp != nil || x.Repl != nil || x.Slice != nil || x.Index != nil || x.Excl)) {
+				return false
+			}
+		case *syntax.DblQuoted:
+			if !numeric(x.Parts) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // shellNumbers are variables bash itself sets to numbers.

@@ -36,7 +36,7 @@ var arithmeticBypasses = []string{
 	`declare 'a[$(touch f)]=1'`, `x='a[$(touch f)]'; echo ${!x}`, `x='$(touch f)'; echo ${x@P}`,
 	`for y in $(cat f); do echo $((y)); done`, `[[ -v 'a[$(touch f)]' ]]`,
 	`y=1; unset y; : ${y:='x[$(touch f)]'}; echo $((y))`, `y=1; declare "$Z=x[\$(touch f)]"; echo $((y))`,
-	`y=1; read "$Z" < f; echo $((y))`, `declare -n r=y; y=1; r='x[$(touch f)]'; echo $((y))`,
+	`y=1; read "$Z" < f; echo $((y))`, `y=${#Z}$Z; echo $((y))`, `y="$((1))$Z"; echo $((y))`, `declare -n r=y; y=1; r='x[$(touch f)]'; echo $((y))`,
 }
 
 func denyRm(t *testing.T) *Policy {
@@ -86,7 +86,7 @@ func TestCheckableLinesRun(t *testing.T) {
 	p := denyRm(t)
 	for _, line := range []string{
 		`ls -la`, `git status && go test ./...`, `echo "$HOME" $((1 + 2))`, `for ((i = 0; i < 3; i++)); do echo $i; done`,
-		`n=5; echo $((n * 2))`, `for i in 1 2 3; do echo $((i + 1)); done`, `[[ 3 -gt 1 ]] && echo yes`, `command -v rm`,
+		`n=5; echo $((n * 2))`, `n=$((3 + 4)); m="$#"; echo $((n * m + ${#PATH}))`, `for i in 1 2 3; do echo $((i + 1)); done`, `[[ 3 -gt 1 ]] && echo yes`, `command -v rm`,
 		`nohup go build ./... > build.log 2>&1`, `bash -c 'go vet ./...'`, `find . -name '*.go' -exec gofmt -l {} +`,
 		`x=$(git rev-parse HEAD); echo "$x"`, `echo ${#PATH}`, `env GOOS=linux go build`, `declare -A m; m[key]=1; echo ${m[key]}`, "cat <<'EOF'\n$(rm -rf build)\nEOF",
 	} {
