@@ -394,7 +394,7 @@ func (s *scope) visit(n syntax.Node) bool {
 			s.arithmetic(x, x.Index)
 		}
 	case *syntax.ParamExp:
-		if x.Excl || x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && strings.Contains(x.Exp.Word.Lit(), "P") {
+		if x.Excl || x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && strings.Contains(x.Exp.Word.Lit(), "P") {
 			s.hide(x, "an indirect or prompt expansion runs any command substitution hidden in a value")
 		}
 		if x.Param == nil || !s.assoc[x.Param.Value] {
@@ -587,6 +587,9 @@ func (s *scope) call(ce *syntax.CallExpr) {
 			words = append(words, word{text: f, literal: true, glob: glob})
 		}
 	}
+	if len(words) == 0 {
+		return // words that expand to nothing: the assignments alone, checked where walked
+	}
 	whole := ""
 	if len(ce.Assigns) > 0 {
 		whole = printNode(ce)
@@ -614,6 +617,10 @@ func (s *scope) resolve(owner syntax.Node, text string, words []word, whole stri
 				why = "the command name is a file pattern expanded at run time"
 			}
 			s.refuse(text, why)
+			return
+		}
+		if w.text == "" {
+			s.refuse(text, "the command word is empty, so which word bash runs is decided at run time")
 			return
 		}
 		name := path.Base(w.text)

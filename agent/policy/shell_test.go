@@ -22,7 +22,7 @@ var rmBypasses = []string{
 	`find . -name build -exec rm -rf {} +`, `echo $(rm -rf build)`, `cat <(rm -rf build)`, `x=${y:-$(rm -rf build)}`,
 	"cat <<EOF\n$(rm -rf build)\nEOF", `declare y=$(rm -rf build)`, `echo $((1 + $(rm -rf build)))`,
 	`(( $(rm -rf build) ))`, `a[$(rm -rf build)]=1`, `trap 'rm -rf build' EXIT`, `env -S 'rm -rf build'`,
-	`busybox rm -rf build`, `BASH_ENV=./x bash -c ls`, `env 'BASH_FUNC_ls%%=() { rm -rf build; }' bash -c ls`,
+	`busybox rm -rf build`, `{,} rm -rf build`, `r{m,} -rf build`, `BASH_ENV=./x bash -c ls`, `env 'BASH_FUNC_ls%%=() { rm -rf build; }' bash -c ls`,
 	`alias ls='rm -rf build'; ls`, `find /bin -name rm -exec {} -rf build \;`, `find . -exec sh -c '{} -rf build' \;`,
 	`echo rm | xargs -I{} {} -rf build`, `echo rm | xargs -I % sh -c '% -rf build'`, `echo 'rm -rf build' | sudo -s`, `sudo sh -c 'rm -rf build'`, `PS4='$(rm -rf build)' bash -xc true`,
 }
