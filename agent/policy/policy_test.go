@@ -37,7 +37,7 @@ func bash(cmd string) json.RawMessage {
 	return b
 }
 
-func path(p string) json.RawMessage {
+func pathArg(p string) json.RawMessage {
 	b, _ := json.Marshal(map[string]string{"path": p})
 	return b
 }
@@ -55,15 +55,15 @@ func TestCheck(t *testing.T) {
 	}{
 		{ModeAllow, "bash", bash("ls && echo $(rm -rf build)"), "Permission denied: bash(rm -rf build) by rule D1"}, // deny wins over A3
 		{ModeAllow, "bash", bash("ls -la"), ""},
-		{ModeAllow, "read", path(".env"), "Permission denied: read(.env) by rule D2"},
-		{ModeAllow, "read", path("/proj/.env"), "Permission denied: read(.env) by rule D2"},
-		{ModeAllow, "read", path("sub/.env"), ""}, // anchored at the working directory
+		{ModeAllow, "read", pathArg(".env"), "Permission denied: read(.env) by rule D2"},
+		{ModeAllow, "read", pathArg("/proj/.env"), "Permission denied: read(.env) by rule D2"},
+		{ModeAllow, "read", pathArg("sub/.env"), ""}, // anchored at the working directory
 		{ModeDeny, "bash", bash("go test ./..."), ""},
 		{ModeDeny, "bash", bash("go test"), ""},
 		{ModeDeny, "bash", bash("go test ./... | tee log"), "Permission denied: bash(tee log) by --permission-mode deny: no --allow rule matches it"},
-		{ModeDeny, "write", path("src/a/b.go"), ""},
-		{ModeDeny, "write", path("../proj/src/x.go"), ""},
-		{ModeDeny, "write", path("main.go"), "Permission denied: write(main.go) by --permission-mode deny: no --allow rule matches it"},
+		{ModeDeny, "write", pathArg("src/a/b.go"), ""},
+		{ModeDeny, "write", pathArg("../proj/src/x.go"), ""},
+		{ModeDeny, "write", pathArg("main.go"), "Permission denied: write(main.go) by --permission-mode deny: no --allow rule matches it"},
 		{ModeDeny, "ls", nil, "Permission denied: ls(.) by --permission-mode deny: no --allow rule matches it"},
 		{ModeAsk, "bash", bash("make"), "Permission denied: bash(make) by --permission-mode ask: no client to ask, and no --allow rule matches it"},
 	} {
@@ -82,10 +82,10 @@ func TestCheck(t *testing.T) {
 func TestReadOnlyAndAsk(t *testing.T) {
 	ctx := context.Background()
 	p := &Policy{Mode: ModeAllow, ReadOnly: true, Cwd: "/proj"}
-	if err := p.Check(ctx, "edit", path("a.go")); err == nil || err.Error() != "Permission denied: edit(a.go) by --read-only" {
+	if err := p.Check(ctx, "edit", pathArg("a.go")); err == nil || err.Error() != "Permission denied: edit(a.go) by --read-only" {
 		t.Errorf("read-only edit: %v", err)
 	}
-	if err := p.Check(ctx, "read", path("a.go")); err != nil {
+	if err := p.Check(ctx, "read", pathArg("a.go")); err != nil {
 		t.Errorf("read-only read: %v", err)
 	}
 	var asked []string

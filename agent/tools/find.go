@@ -141,6 +141,14 @@ func expandBraces(p string) []string {
 	return []string{p}
 }
 
+// skipEntry leaves an entry of a walk out: a folder with all it holds.
+func skipEntry(d fs.DirEntry) error {
+	if d.IsDir() {
+		return fs.SkipDir
+	}
+	return nil
+}
+
 // searchRoot resolves the optional path argument of grep, find and ls and stats it.
 func searchRoot(opts Options, a *args) (display, abs string, fi os.FileInfo, err error) {
 	display, ok, err := a.str("path", false)
@@ -151,6 +159,9 @@ func searchRoot(opts Options, a *args) (display, abs string, fi os.FileInfo, err
 		display = "."
 	}
 	abs = resolvePath(opts.Cwd, display)
+	if opts.hidden(abs) {
+		return "", "", nil, fmt.Errorf("%s%s: a deny rule of the permission policy hides it", codec.PermissionDeniedPrefix, display)
+	}
 	fi, err = os.Stat(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -204,8 +215,8 @@ func (t *findTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 		if p == root {
 			return nil
 		}
-		if d.IsDir() && skipDirs[d.Name()] {
-			return fs.SkipDir
+		if d.IsDir() && skipDirs[d.Name()] || t.opts.hidden(p) {
+			return skipEntry(d)
 		}
 		rel, err := filepath.Rel(root, p)
 		if err != nil {

@@ -130,6 +130,9 @@ func (t *grepTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 				}
 				return nil
 			}
+			if p != root && t.opts.hidden(p) {
+				return skipEntry(d)
+			}
 			if d.IsDir() {
 				if p != root && skipDirs[d.Name()] {
 					return fs.SkipDir

@@ -46,7 +46,7 @@ func (t *lsTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.
 	if !fi.IsDir() {
 		return Result{}, fmt.Errorf("%s is not a directory", display)
 	}
-	names, total, err := listSorted(ctx, abs, limit)
+	names, total, err := listSorted(ctx, abs, limit, t.opts.hidden)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, err
@@ -76,8 +76,8 @@ func (t *lsTool) Execute(ctx context.Context, raw json.RawMessage, _ func(codec.
 const lsBatch = 1024
 
 // listSorted returns the first limit entry names of the folder abs in ls order (a trailing /
-// on folders and links to folders) and the number of entries.
-func listSorted(ctx context.Context, abs string, limit int) (names []string, total int, err error) {
+// on folders and links to folders) and the number of entries, leaving out those hidden names.
+func listSorted(ctx context.Context, abs string, limit int, hidden func(string) bool) (names []string, total int, err error) {
 	// Non-blocking: should a FIFO have taken the folder's place, the open does not wait.
 	dir, err := os.OpenFile(abs, os.O_RDONLY|openDirFlags, 0)
 	if err != nil {
@@ -101,6 +101,10 @@ func listSorted(ctx context.Context, abs string, limit int) (names []string, tot
 		entries, err := dir.ReadDir(lsBatch)
 		for _, e := range entries {
 			name := e.Name()
+			if hidden(filepath.Join(abs, name)) {
+				total--
+				continue
+			}
 			isDir := e.IsDir()
 			if e.Type()&os.ModeSymlink != 0 {
 				if st, err := os.Stat(filepath.Join(abs, name)); err == nil {

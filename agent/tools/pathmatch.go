@@ -9,6 +9,9 @@ import (
 // ResolvePath is where a tool given path p works when run in cwd ("~" is the home directory).
 func ResolvePath(cwd, p string) string { return resolvePath(cwd, p) }
 
+// hidden reports whether the permission policy hides the file at abs from listings.
+func (o Options) hidden(abs string) bool { return o.Hidden != nil && o.Hidden(abs) }
+
 // MatchPath reports whether rel, a slash-separated path relative to a directory, matches
 // pattern anchored at that directory, with the glob syntax of find (*, ?, [abc], {a,b}, and
 // ** for any number of directories); unlike find's, a pattern without a slash names a file

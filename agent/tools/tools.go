@@ -71,6 +71,9 @@ type Options struct {
 	// of a secret that no rule would recognise, and its full-output file holds the redacted
 	// text. An output that fits is returned as it is.
 	Redact func() RedactStream
+	// Hidden, when set, names the files grep, find and ls leave out of what they show (those
+	// the permission policy denies reading), given an absolute path.
+	Hidden func(path string) bool
 }
 
 // RedactStream redacts one text that arrives in pieces: each call returns the redacted text

@@ -54,6 +54,9 @@ type Options struct {
 // full outputs in the session's folder), thinking, retries, compaction, limits and gates.
 func (p *Plan) AgentConfig(o Options, id string, base agent.Config) agent.Config {
 	toolOpts := tools.Options{Cwd: p.Cwd, TempDir: o.Outputs(id), Redact: p.Redaction.ToolRedaction()}
+	if h, ok := base.Permission.(agent.Hider); ok {
+		toolOpts.Hidden = h.Hidden // what grep, find and ls show follows the deny rules
+	}
 	toolset, err := tools.Select(toolOpts, p.ToolNames)
 	if err != nil {
 		panic("runner: the plan's tools are known: " + err.Error())
