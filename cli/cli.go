@@ -151,6 +151,9 @@ func Run(args []string, streams IO) (code int) {
 	if err != nil { // EPIPE, the reader of --help gone (| head), exits 0 quietly
 		return printExit(streams, Wrap(ExitUsage, err))
 	}
+	if err := cmdline.CheckBounds(ctx); err != nil { // the flags' bound tags, for every command
+		return printExit(streams, Wrap(ExitUsage, err))
+	}
 	if cmd := strings.Fields(ctx.Command()); len(cmd) > 0 {
 		if err := unsupported(cmd[0]); err != nil {
 			return printExit(streams, err)

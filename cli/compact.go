@@ -3,12 +3,10 @@ package cli
 import (
 	"errors"
 
-	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
-	"github.com/basecontext/base-context/internal/cmdline"
 )
 
 // CompactCmd is `base-context compact <id> [instructions]`: a manual compaction of a saved
@@ -23,9 +21,6 @@ type CompactCmd struct {
 	ModelFlags       // the model that writes the summary; default: the session's own
 	Keep       int64 `bound:"nonnegative" default:"20000" placeholder:"TOKENS" help:"Tokens of recent messages kept whole."`
 }
-
-// Validate checks the flags' bounds.
-func (c *CompactCmd) Validate(kctx *kong.Context) error { return cmdline.CheckBounds(kctx) }
 
 func (c *CompactCmd) Run(streams *IO) error {
 	path, err := control.FindSaved(c.folder(streams).Dir, c.ID)

@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"fmt"
+	"time"
 
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/stages"
@@ -14,6 +15,7 @@ type SessionsCmd struct {
 	Show   SessionsShowCmd   `cmd:"" help:"Print a session's messages as JSON lines, or with --events its event stream."`
 	Rm     SessionsRmCmd     `cmd:"" help:"Delete a saved session."`
 	Export SessionsExportCmd `cmd:"" help:"Write a self-contained HTML report of a saved session (as 'filter html' does of a stream)."`
+	Prune  SessionsPruneCmd  `cmd:"" help:"Delete the sessions older than --older-than (never a running one)."`
 }
 
 // SessionDirFlag is where the sessions commands and a run look for session files.
@@ -35,12 +37,13 @@ func warn(streams *IO) func(path, w string) {
 // SessionsListCmd is `sessions list`.
 type SessionsListCmd struct {
 	SessionDirFlag
-	JSON bool `name:"json" help:"One JSON object per session instead of a table."`
-	All  bool `help:"Sessions of every directory, not only of this one."`
+	JSON  bool `name:"json" help:"One JSON object per session instead of a table."`
+	All   bool `help:"Sessions of every directory, not only of this one."`
+	Limit int  `default:"50" bound:"nonnegative" help:"The newest N sessions (0: every one)."`
 }
 
 func (c *SessionsListCmd) Run(streams *IO) error {
-	return c.folder(streams).List(streams.Out, streams.Err, c.All, c.JSON)
+	return c.folder(streams).List(streams.Out, streams.Err, c.All, c.JSON, c.Limit)
 }
 
 // SessionsShowCmd is `sessions show`.
@@ -77,4 +80,20 @@ func (c *SessionsExportCmd) Run(streams *IO) error {
 		return err
 	}
 	return c.settings(streams, stages.VerdictOptions{}).Export(path, c.Output, streams.Out)
+}
+
+// SessionsPruneCmd is `sessions prune`.
+type SessionsPruneCmd struct {
+	SessionDirFlag
+	OlderThan string `required:"" placeholder:"AGE" help:"Delete the sessions whose last activity is older than AGE: 30d, 12h, 90m."`
+	Keep      int    `bound:"nonnegative" placeholder:"N" help:"Keep the N newest sessions whatever their age."`
+	DryRun    bool   `help:"Say what would be deleted, and delete nothing."`
+}
+
+func (c *SessionsPruneCmd) Run(streams *IO) error {
+	age, err := control.ParseAge(c.OlderThan)
+	if err != nil {
+		return Fail(ExitUsage, "--older-than: "+err.Error())
+	}
+	return c.folder(streams).Prune(streams.Err, time.Now().Add(-age), c.Keep, c.DryRun)
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
+	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/internal/exitcode"
 )
 
@@ -50,9 +52,9 @@ func (f Folder) FileError(err error) error {
 }
 
 // List writes the sessions of the working directory (all: of every directory), newest
-// activity first (ListSessions, WriteListings); the files it cannot read are warnings on
-// stderr.
-func (f Folder) List(out, stderr io.Writer, all, asJSON bool) error {
+// activity first, at most limit of them (0: every one) (ListSessions, WriteListings); the
+// files it cannot read are warnings on stderr, and so is a list cut by limit.
+func (f Folder) List(out, stderr io.Writer, all, asJSON bool, limit int) error {
 	if err := f.Check(); err != nil {
 		return err
 	}
@@ -66,6 +68,10 @@ func (f Folder) List(out, stderr io.Writer, all, asJSON bool) error {
 	}
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "warning: %v\n", p)
+	}
+	if limit > 0 && len(rows) > limit {
+		fmt.Fprintf(stderr, "the newest %d of %d sessions (--limit 0 lists them all)\n", limit, len(rows))
+		rows = rows[:limit]
 	}
 	return WriteListings(out, rows, all, asJSON)
 }
@@ -113,4 +119,61 @@ func (f Folder) OpenRun(s *Source, o OpenOptions, resident *Resident, warn func(
 		return nil, f.FileError(err)
 	}
 	return r, nil
+}
+
+// Prune removes the saved sessions whose last activity is older than cutoff, but for the
+// keep newest ones (of every directory), and never one a run is writing (RemoveSession);
+// with dryRun it only says which. How many and how many bytes go on stderr.
+func (f Folder) Prune(stderr io.Writer, cutoff time.Time, keep int, dryRun bool) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
+	infos, problems, err := session.List(f.Dir)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Failure, err)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "warning: %v (not pruned)\n", p)
+	}
+	removed, kept, bytes := 0, 0, int64(0)
+	for i, in := range infos { // newest first
+		last, err := time.Parse(time.RFC3339Nano, in.LastActivity)
+		if i < keep || err != nil || !last.Before(cutoff) {
+			continue
+		}
+		st, err := os.Stat(in.Path)
+		if err != nil {
+			continue
+		}
+		if dryRun {
+			if locked, _ := session.Locked(in.Path); !locked {
+				fmt.Fprintf(stderr, "would remove %s (last activity %s)\n", in.ID, in.LastActivity)
+				removed, bytes = removed+1, bytes+st.Size()
+			}
+			continue
+		}
+		warnings, err := RemoveSession(in.Path, f.Home.Registry(), f.Home.Outputs)
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "warning: %v\n", w)
+		}
+		if _, running := errors.AsType[*RunningError](err); running {
+			kept++
+			continue
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "warning: %v\n", err)
+			continue
+		}
+		removed, bytes = removed+1, bytes+st.Size()
+	}
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+	}
+	fmt.Fprintf(stderr, "%s %d sessions, %d bytes", verb, removed, bytes)
+	if kept > 0 {
+		fmt.Fprintf(stderr, " (%d running, kept)", kept)
+	}
+	fmt.Fprintln(stderr)
+	return nil
 }

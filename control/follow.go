@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -41,7 +40,7 @@ func MatchRunning(entries []Entry, sessionsDir, query string) (Entry, error) {
 		return Entry{}, err
 	}
 	if path, ferr := session.Find(sessionsDir, query); ferr == nil {
-		return Entry{}, fmt.Errorf("session %s is not running", strings.TrimSuffix(filepath.Base(path), ".jsonl"))
+		return Entry{}, fmt.Errorf("session %s is not running", session.IDOf(path))
 	}
 	if len(nf.Closest) == 0 {
 		return Entry{}, fmt.Errorf("no running session %q: no session is running", query)
@@ -89,7 +88,7 @@ func MatchAttachable(ids []string, running []Entry, sessionsDir, query string) (
 	var nf *session.NotFoundError
 	if errors.As(err, &nf) {
 		if path, ferr := session.Find(sessionsDir, query); ferr == nil {
-			return "", fmt.Errorf("session %s has no detached run to attach to (see sessions show)", strings.TrimSuffix(filepath.Base(path), ".jsonl"))
+			return "", fmt.Errorf("session %s has no detached run to attach to (see sessions show)", session.IDOf(path))
 		}
 		if len(nf.Closest) == 0 {
 			return "", fmt.Errorf("no detached run %q: there are none", query)

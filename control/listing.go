@@ -25,13 +25,15 @@ type Listing struct {
 // cwd, or with all those of every directory. The runs in the registry show as running.
 // problems are the session files that could not be read, which the list leaves out.
 func ListSessions(dir, registry, cwd string, all bool) (rows []Listing, problems []error, err error) {
-	infos, problems, err := session.List(dir)
+	files, err := session.Files(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	allIDs, err := session.IDs(dir)
-	if err != nil {
-		return nil, nil, err
+	infos, problems := session.Summarize(dir, files)
+	session.SortNewest(infos)
+	allIDs := make([]string, len(files))
+	for i, f := range files {
+		allIDs[i] = f.ID
 	}
 	prefixes := uniquePrefixes(allIDs, minPrefix)
 	running := map[string]bool{}
@@ -39,8 +41,9 @@ func ListSessions(dir, registry, cwd string, all bool) (rows []Listing, problems
 	for _, e := range entries {
 		running[e.ID] = true
 	}
+	here := sameDirAs(cwd)
 	for _, in := range infos {
-		if !all && !SameDir(in.Cwd, cwd) {
+		if !all && !here(in.Cwd) {
 			continue
 		}
 		status := in.Status

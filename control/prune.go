@@ -2,8 +2,10 @@ package control
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -66,4 +68,20 @@ func Prune(dir string, before time.Time) (int, error) {
 		remove(events)
 	}
 	return removed, nil
+}
+
+// ParseAge reads an age: a number of days (30d) or a Go duration (12h, 90m).
+func ParseAge(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("%q: expected a positive number of days (30d) or a duration (12h)", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q: expected a positive number of days (30d) or a duration (12h)", s)
+	}
+	return d, nil
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/basecontext/base-context/agent/session"
@@ -124,7 +122,7 @@ func (e *RunningError) Error() string {
 // goes with it: a detached run's stream and exit record in the registry folder, and the
 // full outputs of its tools, outputs(id). What cannot be removed of those is a warning.
 func RemoveSession(path, registry string, outputs func(id string) string) (warnings []error, err error) {
-	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	id := session.IDOf(path)
 	locked, err := session.Locked(path)
 	if err != nil {
 		return nil, err

@@ -53,7 +53,7 @@ func Choose(dir, cwd string, w Which, id string) (Choice, error) {
 		}
 		return Choice{Kind: KindResume, ID: h.ID, Path: path}, nil
 	case w.Continue:
-		info, ok, err := session.Newest(dir, func(h *codec.Header) bool { return SameDir(h.Cwd, cwd) })
+		info, ok, err := session.Newest(dir, sameDirAs(cwd))
 		if err != nil {
 			return Choice{}, err
 		}
@@ -97,13 +97,31 @@ func FindSaved(dir, query string) (string, error) {
 }
 
 // SameDir reports whether two paths name the same directory, symbolic links resolved.
-func SameDir(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
+func SameDir(a, b string) bool { return sameDirAs(b)(a) }
+
+// sameDirAs is SameDir(·, dir) for many directories: dir is resolved once, and each
+// directory met once (a folder of sessions holds few distinct ones).
+func sameDirAs(dir string) func(string) bool {
+	clean := filepath.Clean(dir)
+	var resolved string
+	var err error
+	once := false
+	seen := map[string]bool{}
+	return func(d string) bool {
+		if filepath.Clean(d) == clean {
+			return true
+		}
+		if same, ok := seen[d]; ok {
+			return same
+		}
+		if !once {
+			resolved, err = filepath.EvalSymlinks(dir)
+			once = true
+		}
+		r, errD := filepath.EvalSymlinks(d)
+		seen[d] = err == nil && errD == nil && r == resolved
+		return seen[d]
 	}
-	ra, errA := filepath.EvalSymlinks(a)
-	rb, errB := filepath.EvalSymlinks(b)
-	return errA == nil && errB == nil && ra == rb
 }
 
 // Source is a chosen session, read once: a resumed session's file, opened for appending

@@ -1,15 +1,15 @@
 package session
 
 import (
-	"errors"
 	"fmt"
-	"github.com/basecontext/base-context/internal/candidates"
-	"github.com/basecontext/base-context/internal/similar"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/basecontext/base-context/internal/candidates"
+	"github.com/basecontext/base-context/internal/similar"
 
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/internal/userfile"
@@ -141,61 +141,62 @@ func userText(msg []byte) string {
 	return b.String()
 }
 
-// List summarizes the session files in dir, newest activity first. A file that cannot be
-// read is left out and reported in problems; a missing dir holds no sessions.
+// List summarizes the session files in dir, newest activity first (the index spares the
+// files that did not change). A file that cannot be read is left out and reported in
+// problems; a missing dir holds no sessions.
 func List(dir string) (infos []Info, problems []error, err error) {
-	ids, err := IDs(dir)
+	files, err := Files(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, id := range ids {
-		info, err := Scan(filepath.Join(dir, id+".jsonl"))
-		if err != nil {
-			problems = append(problems, err)
-			continue
-		}
-		infos = append(infos, info)
-	}
+	infos, problems = Summarize(dir, files)
+	SortNewest(infos)
+	return infos, problems, nil
+}
+
+// SortNewest sorts infos by last activity, newest first (then by id, descending).
+func SortNewest(infos []Info) {
 	sort.SliceStable(infos, func(i, j int) bool {
 		if infos[i].LastActivity != infos[j].LastActivity {
 			return infos[i].LastActivity > infos[j].LastActivity
 		}
 		return infos[i].ID > infos[j].ID
 	})
-	return infos, problems, nil
 }
 
-// IDs returns the ids of the session files in dir (files named <id>.jsonl), sorted.
+// IDs returns the ids of the session files in dir, sorted.
 func IDs(dir string) ([]string, error) {
-	des, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	files, err := Files(dir)
+	ids := make([]string, len(files))
+	for i, f := range files {
+		ids[i] = f.ID
 	}
-	if err != nil {
-		return nil, fmt.Errorf("session: %w", err)
-	}
-	var ids []string
-	for _, de := range des {
-		name := de.Name()
-		if id, ok := strings.CutSuffix(name, ".jsonl"); ok && id != "" && !strings.HasPrefix(name, ".") && de.Type().IsRegular() {
-			ids = append(ids, id)
+	return ids, err
+}
+
+// Find returns the path of the session in dir whose id is query or starts with it. A whole
+// id in our naming is found without listing the folder.
+func Find(dir, query string) (string, error) {
+	if _, ok := idOfName(query + ".jsonl"); ok && !strings.ContainsAny(query, "/\\_") {
+		path := filepath.Join(dir, query+".jsonl")
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			return path, nil
 		}
 	}
-	sort.Strings(ids)
-	return ids, nil
-}
-
-// Find returns the path of the session in dir whose id is query or starts with it.
-func Find(dir, query string) (string, error) {
-	ids, err := IDs(dir)
+	files, err := Files(dir)
 	if err != nil {
 		return "", err
+	}
+	ids := make([]string, len(files))
+	for i, f := range files {
+		ids[i] = f.ID
 	}
 	id, err := Match(ids, query)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, id+".jsonl"), nil
+	i := sort.Search(len(files), func(i int) bool { return files[i].ID >= id })
+	return filepath.Join(dir, files[i].Name), nil
 }
 
 // AmbiguousError is a prefix that more than one id starts with.
@@ -305,29 +306,18 @@ func ReadHeader(path string) (*codec.Header, error) {
 	}
 }
 
-// Newest returns the session in dir with the latest activity among those whose header
-// keep accepts. Only their files are read past the header.
-func Newest(dir string, keep func(*codec.Header) bool) (Info, bool, error) {
-	ids, err := IDs(dir)
+// Newest returns the session in dir with the latest activity among those keep accepts (by
+// the directory they were started in). Only the files that changed since the index was
+// made are read.
+func Newest(dir string, keep func(cwd string) bool) (Info, bool, error) {
+	infos, _, err := List(dir)
 	if err != nil {
 		return Info{}, false, err
 	}
-	var best Info
-	found := false
-	for _, id := range ids {
-		path := filepath.Join(dir, id+".jsonl")
-		h, err := ReadHeader(path)
-		if err != nil || !keep(h) {
-			continue
-		}
-		info, err := Scan(path)
-		if err != nil {
-			continue
-		}
-		if !found || info.LastActivity > best.LastActivity ||
-			(info.LastActivity == best.LastActivity && info.ID > best.ID) {
-			best, found = info, true
+	for _, info := range infos {
+		if keep(info.Cwd) {
+			return info, true, nil
 		}
 	}
-	return best, found, nil
+	return Info{}, false, nil
 }

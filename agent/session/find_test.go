@@ -107,14 +107,14 @@ func TestScanListNewest(t *testing.T) {
 		t.Errorf("cut session: %+v", infos[1])
 	}
 
-	newest, ok, err := Newest(dir, func(h *codec.Header) bool { return h.Cwd == "/p" })
+	newest, ok, err := Newest(dir, func(cwd string) bool { return cwd == "/p" })
 	if err != nil || !ok || newest.ID != "b-cut" {
 		t.Errorf("Newest in /p: %+v %v %v", newest, ok, err)
 	}
-	if _, ok, _ := Newest(dir, func(h *codec.Header) bool { return h.Cwd == "/none" }); ok {
+	if _, ok, _ := Newest(dir, func(cwd string) bool { return cwd == "/none" }); ok {
 		t.Error("Newest found a session of another directory")
 	}
-	if _, ok, err := Newest(filepath.Join(dir, "missing"), func(*codec.Header) bool { return true }); ok || err != nil {
+	if _, ok, err := Newest(filepath.Join(dir, "missing"), func(string) bool { return true }); ok || err != nil {
 		t.Errorf("Newest in a missing dir: %v %v", ok, err)
 	}
 
