@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -146,7 +147,7 @@ func (s *server) connect(ctx context.Context) (*connection, []*sdk.Tool, error) 
 func (s *server) startError(ctx context.Context, timeout time.Duration, request string, err error) error {
 	var notRun *exec.Error
 	switch {
-	case errors.As(err, &notRun):
+	case errors.As(err, &notRun), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		return err // it never ran: nothing in the log
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		err = fmt.Errorf("no answer to %s within %s (startupTimeout)", request, timeout)
