@@ -120,7 +120,7 @@ func TestToolNames(t *testing.T) {
 type testServer struct {
 	connects  atomic.Int32
 	cancelled chan struct{} // closed when the slow tool saw its cancellation
-	conn      atomic.Value // the server's end of the current connection (sdk.Connection)
+	conn      atomic.Value  // the server's end of the current connection (sdk.Connection)
 }
 
 // keptTransport keeps the server's end of the connection, for the test to close.
