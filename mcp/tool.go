@@ -156,8 +156,8 @@ func (t *boundTool) Execute(ctx context.Context, args json.RawMessage, update fu
 	timeout := s.cfg.ToolTimeout.or(DefaultToolTimeout)
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var mu sync.Mutex
-	timedOut := false
+	var mu sync.Mutex // guards timedOut and returned
+	timedOut, returned := false, false
 	timer := time.AfterFunc(timeout, func() {
 		mu.Lock()
 		timedOut = true
@@ -167,6 +167,11 @@ func (t *boundTool) Execute(ctx context.Context, args json.RawMessage, update fu
 	defer timer.Stop()
 	token := s.callToken()
 	s.tokens.Store(token, func(p *sdk.ProgressNotificationParams) {
+		mu.Lock()
+		defer mu.Unlock()
+		if returned { // a late notification: no update after the result
+			return
+		}
 		timer.Reset(timeout)
 		update(codec.ToolResult{Content: []codec.Content{&codec.TextContent{Text: progressText(p)}}})
 	})
@@ -179,6 +184,7 @@ func (t *boundTool) Execute(ctx context.Context, args json.RawMessage, update fu
 	res, err := session.CallTool(callCtx, params)
 	mu.Lock()
 	cut := timedOut
+	returned = true
 	mu.Unlock()
 	switch {
 	case cut:
