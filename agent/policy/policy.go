@@ -149,7 +149,13 @@ func (p *Policy) Check(ctx context.Context, tool string, args json.RawMessage) e
 	return &Denied{Tool: tool, Call: first, By: "--permission-mode deny: no --allow rule matches it"}
 }
 
-func call(tool, subject string) string { return tool + "(" + subject + ")" }
+// call is a call as a rule would name it: TOOL(SUBJECT), or TOOL for a tool without subjects.
+func call(tool, subject string) string {
+	if subject == "" {
+		return tool
+	}
+	return tool + "(" + subject + ")"
+}
 
 // display is the whole call as a rule would name it: the command line, or the path.
 func (p *Policy) display(tool string, args json.RawMessage) string {
