@@ -290,12 +290,30 @@ func (set *Set) Required() error {
 	return nil
 }
 
+// closeWait bounds how long Close waits for the servers: a stdio server is killed within
+// it (stdin closed, then SIGTERM, then SIGKILL), an HTTP server that does not answer the
+// session's DELETE is left to itself.
+const closeWait = 10 * time.Second
+
 // Close ends every session (a stdio server gets its stdin closed, then a signal).
 func (set *Set) Close() {
 	if set == nil {
 		return
 	}
+	done := make(chan struct{})
+	defer func() {
+		select {
+		case <-done:
+		case <-time.After(closeWait):
+		}
+	}()
 	var wg sync.WaitGroup
+	defer func() {
+		go func() {
+			wg.Wait()
+			close(done)
+		}()
+	}()
 	for _, s := range set.servers {
 		wg.Add(1)
 		go func() {
@@ -311,7 +329,6 @@ func (set *Set) Close() {
 			}
 		}()
 	}
-	wg.Wait()
 }
 
 // callToken is a new progress token of the server's calls.
