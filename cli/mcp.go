@@ -14,13 +14,12 @@ type MCPFlags struct {
 
 // load reads the servers configured for a run in cwd, and the options they start with.
 func (f *MCPFlags) load(streams *IO, cwd string) ([]*mcp.Server, mcp.Options, error) {
-	home := streams.home()
-	servers, err := mcp.Load(mcp.Sources{Home: string(home), Cwd: cwd, Flags: f.MCPConfig, Strict: f.StrictMCPConfig, None: f.NoMCP, Getenv: streams.Getenv})
-	opts := mcp.Options{Cwd: cwd, Version: Version}
+	logs := ""
 	if control.HasHome(streams.Getenv) {
-		opts.LogDir = home.Logs()
+		logs = streams.home().Logs()
 	}
-	return servers, opts, err
+	servers, err := mcp.Load(mcp.Sources{Home: string(streams.home()), Cwd: cwd, Flags: f.MCPConfig, Strict: f.StrictMCPConfig, None: f.NoMCP, Getenv: streams.Getenv})
+	return servers, mcp.Options{Cwd: cwd, LogDir: logs, Version: Version}, err
 }
 
 // MCPCmd is `mcp`: the configured MCP servers, connected to.
@@ -29,50 +28,42 @@ type MCPCmd struct {
 	Tools MCPToolsCmd `cmd:"" help:"Connect to one MCP server and list its tools as the model sees them."`
 }
 
-// mcpWhere are the flags of both mcp commands.
-type mcpWhere struct {
+// MCPWhere are the flags of both mcp commands.
+type MCPWhere struct {
 	MCPFlags
 	Cwd  string `short:"C" name:"cwd" placeholder:"DIR" help:"The servers of a run started in DIR."`
 	JSON bool   `name:"json" help:"JSON lines instead of a table."`
 }
 
-// start connects to the servers configured (only the one named, when name is not "").
-func (w *mcpWhere) start(streams *IO, name string) (*mcp.Set, error) {
+// with starts the servers configured (only the one named, when name is not "") for list.
+func (w *MCPWhere) with(streams *IO, name string, list func(*mcp.Set) error) error {
 	cwd, err := control.WorkDir(w.Cwd)
 	if err != nil {
-		return nil, Wrap(ExitUsage, err)
+		return Wrap(ExitUsage, err)
 	}
 	servers, opts, err := w.load(streams, cwd)
 	if err == nil && name != "" {
 		servers, err = mcp.Only(servers, name)
 	}
 	if err != nil {
-		return nil, err
-	}
-	return mcp.Start(streams.signals.Context(), servers, opts), nil
-}
-
-type MCPListCmd struct{ mcpWhere }
-
-func (c *MCPListCmd) Run(streams *IO) error {
-	set, err := c.start(streams, "")
-	if err != nil {
 		return err
 	}
+	set := mcp.Start(streams.signals.Context(), servers, opts)
 	defer set.Close()
-	return mcp.List(streams.Out, set, c.JSON)
+	return list(set)
+}
+
+type MCPListCmd struct{ MCPWhere }
+
+func (c *MCPListCmd) Run(streams *IO) error {
+	return c.with(streams, "", func(set *mcp.Set) error { return mcp.List(streams.Out, set, c.JSON) })
 }
 
 type MCPToolsCmd struct {
 	Name string `arg:"" help:"The server's name."`
-	mcpWhere
+	MCPWhere
 }
 
 func (c *MCPToolsCmd) Run(streams *IO) error {
-	set, err := c.start(streams, c.Name)
-	if err != nil {
-		return err
-	}
-	defer set.Close()
-	return mcp.ListTools(streams.Out, set, c.JSON)
+	return c.with(streams, c.Name, func(set *mcp.Set) error { return mcp.ListTools(streams.Out, set, c.JSON) })
 }

@@ -12,11 +12,9 @@ import (
 )
 
 // failedError is a listing in which a server failed: exit 1, after the listing.
-type failedError struct{ failed, of int }
+type failedError struct{ msg string }
 
-func (e *failedError) Error() string {
-	return fmt.Sprintf("%d of %d MCP servers failed", e.failed, e.of)
-}
+func (e *failedError) Error() string { return e.msg }
 func (e *failedError) ExitCode() int { return 1 }
 
 // usageError is a server name the configuration does not have: exit 2.
@@ -52,7 +50,7 @@ func List(w io.Writer, set *Set, asJSON bool) error {
 		return err
 	}
 	if failed > 0 {
-		return &failedError{failed, len(statuses)}
+		return &failedError{fmt.Sprintf("%d of %d MCP servers failed", failed, len(statuses))}
 	}
 	return nil
 }
@@ -79,7 +77,7 @@ func Only(servers []*Server, name string) ([]*Server, error) {
 func ListTools(w io.Writer, set *Set, asJSON bool) error {
 	for _, st := range set.Statuses() {
 		if st.Status != "connected" {
-			return &failedError{1, 1}
+			return &failedError{strings.TrimSuffix(fmt.Sprintf("MCP server %s: %s: %s", st.Name, st.Status, st.Error), ": ")}
 		}
 	}
 	out := codec.NewLineWriter(w)
