@@ -28,6 +28,10 @@ func (e *usageError) ExitCode() int { return 2 }
 // server makes the error (exit 1).
 func List(w io.Writer, set *Set, asJSON bool) error {
 	statuses := set.Statuses()
+	if len(statuses) == 0 && !asJSON {
+		_, err := fmt.Fprintln(w, "No MCP servers are configured here (<repo>/.mcp.json, the settings' mcpServers, --mcp-config).")
+		return err
+	}
 	failed := 0
 	out := codec.NewLineWriter(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
