@@ -60,11 +60,11 @@ func (l *Local) Ask(ctx context.Context, question string) (bool, error) {
 	return a.Confirmed, err
 }
 
-func (l *Local) Cwd() string { return l.Plan.Cwd }
+func (l *Local) Cwd() string     { return l.Plan.Cwd }
+func (l *Local) Warn(msg string) { l.Warnings(msg) }
 
 // MCPServers are the statuses of the process's MCP servers (get_state).
 func (l *Local) MCPServers() []*codec.MCPServerStatus { return l.Plan.MCP.Statuses() }
-func (l *Local) Warn(msg string)                      { l.Warnings(msg) }
 
 // StartSession opens the session of the flags: new, --resume, --continue or --fork.
 func (l *Local) StartSession() (*Session, error) {
