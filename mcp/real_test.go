@@ -154,3 +154,30 @@ func TestHTTPServerThatIsNotThere(t *testing.T) {
 		t.Errorf("status %+v", st)
 	}
 }
+
+// A stdio server process that exits during a call (testdata/node/dies.mjs): the call ends
+// with an error, the next call starts the server again (a new process), and after a second
+// death its tools return errors. Nothing waits for a timeout.
+func TestStdioServerThatDies(t *testing.T) {
+	nodeModules(t)
+	script, _ := filepath.Abs("testdata/node/dies.mjs")
+	set := Start(context.Background(), []*Server{{Name: "d", Command: "node", Args: []string{script}}}, Options{Cwd: t.TempDir()})
+	defer set.Close()
+	if st := set.Statuses()[0]; st.Status != "connected" || st.Tools != 2 {
+		t.Fatalf("status %+v", st)
+	}
+	first := call(t, set, "mcp__d__ping", `{}`)
+	_, err := tool(t, set, "mcp__d__die").Execute(context.Background(), json.RawMessage(`{}`), func(codec.ToolResult) {})
+	if err == nil || !strings.Contains(err.Error(), "MCP server d stopped during the call") {
+		t.Fatalf("the call during which the server exits: %v", err)
+	}
+	again := call(t, set, "mcp__d__ping", `{}`)
+	if !strings.HasPrefix(again, "pong ") || again == first {
+		t.Errorf("after the restart: %q, first %q: not a new process", again, first)
+	}
+	tool(t, set, "mcp__d__die").Execute(context.Background(), json.RawMessage(`{}`), func(codec.ToolResult) {})
+	_, err = tool(t, set, "mcp__d__ping").Execute(context.Background(), json.RawMessage(`{}`), func(codec.ToolResult) {})
+	if err == nil || !strings.Contains(err.Error(), "MCP server d stopped and did not come back after a restart") {
+		t.Errorf("after a second death: %v", err)
+	}
+}

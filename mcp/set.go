@@ -56,9 +56,13 @@ type server struct {
 type connection struct {
 	session *sdk.ClientSession
 	ended   chan struct{}
+	lost    atomic.Bool // a call saw the connection end before Wait did
 }
 
 func (c *connection) alive() bool {
+	if c.lost.Load() {
+		return false
+	}
 	select {
 	case <-c.ended:
 		return false

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -191,7 +192,7 @@ func (t *boundTool) Execute(ctx context.Context, args json.RawMessage, update fu
 		return tools.Result{}, fmt.Errorf("%s: no answer or progress within %s (toolTimeout): the call was cancelled", t.name, timeout)
 	case ctx.Err() != nil:
 		return tools.Result{}, ctx.Err()
-	case err != nil && (errors.Is(err, sdk.ErrConnectionClosed) || !s.alive()):
+	case err != nil && s.lost(session, err):
 		return tools.Result{}, fmt.Errorf("MCP server %s stopped during the call: %v", s.cfg.Name, err)
 	case err != nil:
 		return tools.Result{}, fmt.Errorf("%s: %v", t.name, err)
@@ -199,11 +200,18 @@ func (t *boundTool) Execute(ctx context.Context, args json.RawMessage, update fu
 	return t.result(res), nil
 }
 
-// alive says whether the server's session is up.
-func (s *server) alive() bool {
+// lost says whether err, of a call on session, means that the server is gone (its stdout
+// ended, the connection closed), and marks the connection so that the next call restarts it.
+func (s *server) lost(session *sdk.ClientSession, err error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.conn != nil && s.conn.alive()
+	if s.conn == nil || s.conn.session != session {
+		return true // closed or replaced meanwhile
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, sdk.ErrConnectionClosed) {
+		s.conn.lost.Store(true)
+	}
+	return !s.conn.alive()
 }
 
 func progressText(p *sdk.ProgressNotificationParams) string {
