@@ -25,6 +25,7 @@ var manPage = cmdline.ManPage{
 		{"<home>/sessions/", "Saved sessions, one JSON-lines file each ('base-context sessions')."},
 		{"<home>/run/", "Running sessions: their registry entries and control sockets ('base-context list')."},
 		{"AGENTS.md", "Project instructions, read from the working directory and its parents."},
+		{"<repo>/.mcp.json, <home>/logs/", "MCP servers ('base-context mcp list'); their stderr."},
 	},
 }
 

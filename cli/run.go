@@ -41,6 +41,7 @@ type RunCmd struct {
 	MaxRetryDelay  time.Duration `default:"60s" group:"model" help:"Longest Retry-After a provider may ask for; a longer one ends the run instead of waiting."`
 
 	PolicyFlags  `embed:"" group:"tools"`   // --allow, --deny, --permission-mode, --read-only (run_policy.go)
+	MCPFlags     `embed:"" group:"tools"`   // --mcp-config, --strict-mcp-config, --no-mcp (mcp.go)
 	SchemaFlags  `embed:"" group:"output"`  // --output-schema (run_schema.go)
 	PromptFlags  `embed:"" group:"project"` // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
 	LongRunFlags `group:"limits"`           // compaction, --autonomous, limits, gates (run_long.go)
@@ -120,7 +121,12 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		return err
 	}
 	// No client to ask in text and json mode: --permission-mode ask refuses what it would ask.
-	perm, err := c.PolicyFlags.permission(p.Cwd, set.sources, nil)
+	perm, err := c.PolicyFlags.permission(p, set.sources, nil)
+	if err != nil {
+		return err
+	}
+	err = p.StartMCP(ctx) // before the session: a required server that failed exits 2 before the header
+	defer p.MCP.Close()
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,10 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 	for _, t := range toolset {
 		p.ToolNames = append(p.ToolNames, t.Name())
 	}
+	if p.MCPServers, p.MCPOptions, err = c.MCPFlags.load(streams, p.Cwd); err != nil {
+		return nil, err
+	}
+	p.Warn = streams.warn
 	if p.SystemPrompt, err = c.PromptFlags.systemPrompt(streams, p.Cwd, p.ToolNames); err != nil {
 		return nil, err
 	}

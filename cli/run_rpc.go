@@ -29,6 +29,11 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 		return err
 	}
 	defer p.Source.Close() // a session the server never opened
+	err = p.StartMCP(ctx)
+	defer p.MCP.Close()
+	if err != nil {
+		return err
+	}
 	host := &rpc.Local{Plan: p, Options: c.runOptions(streams), SessionDir: c.folder(streams).Dir, RegistryDir: streams.home().Registry(), Memory: c.NoSession,
 		Start: func() (*control.Session, *control.Run, error) {
 			rs, err := c.openSession(streams, p)
@@ -47,7 +52,7 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 	}
 	srv := host.NewServer(streams.Out)
 	// --permission-mode ask puts each call no rule decides to the client, as a confirm dialog.
-	if host.Permission, err = c.PolicyFlags.permission(p.Cwd, set.sources, host.Ask); err != nil {
+	if host.Permission, err = c.PolicyFlags.permission(p, set.sources, host.Ask); err != nil {
 		return err
 	}
 	defer p.Redaction.PrintReport(streams.Err)

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,7 +34,16 @@ func TestScripts(t *testing.T) {
 			// Each script has a home of its own (runs register under <home>/run); a script
 			// can set another.
 			env.Setenv("BASE_CONTEXT_HOME", filepath.Join(env.WorkDir, ".base-context"))
+			env.Setenv("MCPNODE", filepath.Join(dir, "..", "mcp", "testdata", "node", "node_modules", "@modelcontextprotocol"))
 			return err
+		},
+		// [mcpservers]: the reference MCP servers are installed (npm ci in mcp/testdata/node).
+		Condition: func(cond string) (bool, error) {
+			if cond != "mcpservers" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, err := os.Stat("../mcp/testdata/node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+			return err == nil, nil
 		},
 	})
 }

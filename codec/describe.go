@@ -179,6 +179,7 @@ var (
 		{value: (*CompactionEnd)(nil), doc: "The compaction ends; result is absent when it failed."},
 		{value: (*AutoRetryStart)(nil), doc: "A retry after a transient provider failure is scheduled."},
 		{value: (*AutoRetryEnd)(nil), doc: "The retry sequence ends."},
+		{value: (*MCPServerStatus)(nil), doc: "How the start of one MCP server went."},
 	}
 	messageTable = []variant{
 		{value: (*UserMessage)(nil), doc: "A prompt."},

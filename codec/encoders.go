@@ -28,6 +28,7 @@ type streamPlans struct {
 	compactionEnd       *plan
 	autoRetryStart      *plan
 	autoRetryEnd        *plan
+	mcpServerStatus     *plan
 	text                *plan
 	thinking            *plan
 	image               *plan
@@ -75,6 +76,7 @@ func makePlans() {
 		compactionEnd:       planFor[CompactionEnd](),
 		autoRetryStart:      planFor[AutoRetryStart](),
 		autoRetryEnd:        planFor[AutoRetryEnd](),
+		mcpServerStatus:     planFor[MCPServerStatus](),
 		text:                planFor[TextContent](),
 		thinking:            planFor[ThinkingContent](),
 		image:               planFor[ImageContent](),
@@ -164,6 +166,10 @@ func (v *AutoRetryStart) AppendJSON(dst []byte) []byte {
 
 func (v *AutoRetryEnd) AppendJSON(dst []byte) []byte {
 	return planned().autoRetryEnd.encode(dst, unsafe.Pointer(v))
+}
+
+func (v *MCPServerStatus) AppendJSON(dst []byte) []byte {
+	return planned().mcpServerStatus.encode(dst, unsafe.Pointer(v))
 }
 
 func (v *TextContent) AppendJSON(dst []byte) []byte {

@@ -26,6 +26,7 @@ const (
 	TypeCompactionEnd       = "compaction_end"
 	TypeAutoRetryStart      = "auto_retry_start"
 	TypeAutoRetryEnd        = "auto_retry_end"
+	TypeMCPServerStatus     = "mcp_server_status"
 )
 
 // Header is the session header, the first line of the stream and of the session file.
@@ -187,6 +188,16 @@ type AutoRetryEnd struct {
 	FinalError string `json:"finalError,omitempty"`
 }
 
+// MCPServerStatus says how the start of one configured MCP server went: one per server,
+// after the session header and before the first agent_start.
+type MCPServerStatus struct {
+	Name      string `json:"name" doc:"the server's name in the configuration"`
+	Status    string `json:"status" enum:"connected,failed,disabled" doc:"connected: its tools are offered; failed: it could not start (see error); disabled: enabled is false"`
+	Transport string `json:"transport" enum:"stdio,http" doc:"how it is reached: a command (stdio) or a URL (streamable HTTP)"`
+	Tools     int64  `json:"tools" kind:"integer" doc:"the tools of the server offered to the model"`
+	Error     string `json:"error,omitempty" doc:"why it failed"`
+}
+
 func (*Header) EventType() string              { return TypeSession }
 func (*AgentStart) EventType() string          { return TypeAgentStart }
 func (*AgentEnd) EventType() string            { return TypeAgentEnd }
@@ -203,6 +214,7 @@ func (*CompactionStart) EventType() string     { return TypeCompactionStart }
 func (*CompactionEnd) EventType() string       { return TypeCompactionEnd }
 func (*AutoRetryStart) EventType() string      { return TypeAutoRetryStart }
 func (*AutoRetryEnd) EventType() string        { return TypeAutoRetryEnd }
+func (*MCPServerStatus) EventType() string     { return TypeMCPServerStatus }
 
 func appendStrings(dst []byte, ss []string) []byte {
 	dst = append(dst, '[')

@@ -48,6 +48,9 @@ func (h Home) Sessions() string { return filepath.Join(string(h), "sessions") }
 // Registry is the folder of the run registry.
 func (h Home) Registry() string { return filepath.Join(string(h), "run") }
 
+// Logs is the folder of the logs of the processes a run starts (MCP servers' stderr).
+func (h Home) Logs() string { return filepath.Join(string(h), "logs") }
+
 // Models is the user's models file.
 func (h Home) Models() string { return filepath.Join(string(h), "models.json") }
 

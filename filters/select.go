@@ -15,7 +15,7 @@ var knownTypes = []string{
 	codec.TypeMessageStart, codec.TypeMessageUpdate, codec.TypeMessageEnd,
 	codec.TypeToolExecutionStart, codec.TypeToolExecutionUpdate, codec.TypeToolExecutionEnd,
 	codec.TypeSessionActionUpdate, codec.TypeCompactionStart, codec.TypeCompactionEnd,
-	codec.TypeAutoRetryStart, codec.TypeAutoRetryEnd,
+	codec.TypeAutoRetryStart, codec.TypeAutoRetryEnd, codec.TypeMCPServerStatus,
 }
 
 // UnknownTypeWarning says why t (a type, or a prefix ending in "*") selects no event type of

@@ -239,11 +239,18 @@ func (s *Server) getState(c command) {
 	compacting, count := s.compacting, len(s.mirror)
 	s.obs.Unlock()
 	steer, follow := ag.Queued()
+	var servers []*codec.MCPServerStatus
+	if h, ok := s.host.(interface {
+		MCPServers() []*codec.MCPServerStatus
+	}); ok {
+		servers = h.MCPServers()
+	}
 	s.respond(c, c.typ, marshal(stateData{
 		Model: s.model(ModelInfo{set.model, s.host.BaseURL(set.model.Provider)}), ThinkingLevel: set.thinking,
 		IsStreaming: streaming, IsCompacting: compacting, SteeringMode: s.steeringMode, FollowUpMode: s.followUpMode,
 		SessionFile: sess.File, SessionID: sess.Header.ID, SessionName: name,
 		AutoCompactionEnabled: set.autoCompaction, MessageCount: count, PendingMessageCount: len(steer) + len(follow),
+		MCPServers: servers,
 	}), nil)
 }
 

@@ -195,6 +195,8 @@ type (
 		AutoCompactionEnabled bool       `json:"autoCompactionEnabled"`
 		MessageCount          int        `json:"messageCount"`
 		PendingMessageCount   int        `json:"pendingMessageCount"`
+		// The MCP servers of the process, as their mcp_server_status events said at start.
+		MCPServers []*codec.MCPServerStatus `json:"mcpServers,omitempty" doc:"the MCP servers and how their start went"`
 	}
 	messagesData struct {
 		Messages []codec.Message `json:"messages" doc:"as message_end shows them"`

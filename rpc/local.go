@@ -63,6 +63,9 @@ func (l *Local) Ask(ctx context.Context, question string) (bool, error) {
 func (l *Local) Cwd() string     { return l.Plan.Cwd }
 func (l *Local) Warn(msg string) { l.Warnings(msg) }
 
+// MCPServers are the statuses of the process's MCP servers (get_state).
+func (l *Local) MCPServers() []*codec.MCPServerStatus { return l.Plan.MCP.Statuses() }
+
 // StartSession opens the session of the flags: new, --resume, --continue or --fork.
 func (l *Local) StartSession() (*Session, error) {
 	s, run, err := l.Start()

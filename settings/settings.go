@@ -58,6 +58,7 @@ type File struct {
 		MaxCost          *float64  `json:"maxCost"`
 		MaxContinuations *int      `json:"maxContinuations"`
 	} `json:"limits"`
+	MCPServers *json.RawMessage `json:"mcpServers"` // not a flag's default: package mcp reads it (MCPServers)
 }
 
 // Key is a setting: its dotted key in the file and the run flag it is the default of.
@@ -170,6 +171,18 @@ func (d *Doc) Value(key string) (v any, ok bool, err error) {
 		}
 	}
 	return v, true, nil
+}
+
+// MCPServers is the file's mcpServers member as written and the line where it starts; nil
+// when the file has none.
+func (d *Doc) MCPServers() (json.RawMessage, int) {
+	v, ok := d.values["mcpServers"]
+	if !ok {
+		return nil, 0
+	}
+	raw := v.Interface().(json.RawMessage)
+	off := max(bytes.Index(d.data, raw), 0) // raw is a copy of the file's bytes
+	return raw, 1 + bytes.Count(d.data[:off], []byte("\n"))
 }
 
 // Error locates err, about key's value, in the file: "<path>: line N: key: err".

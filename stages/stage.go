@@ -189,6 +189,8 @@ func eventType(obj []byte, m codec.Member) string {
 		return codec.TypeAutoRetryStart
 	case codec.TypeAutoRetryEnd:
 		return codec.TypeAutoRetryEnd
+	case codec.TypeMCPServerStatus:
+		return codec.TypeMCPServerStatus
 	case codec.UpdateTextStart:
 		return codec.UpdateTextStart
 	case codec.UpdateTextDelta:

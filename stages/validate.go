@@ -2,6 +2,7 @@ package stages
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -61,6 +62,7 @@ type Validator struct {
 	formLine int
 
 	run        opener
+	ranAt      int // the line of the first agent_start; 0 before it
 	turn       opener
 	compaction opener
 	compReason string
@@ -286,6 +288,7 @@ func (v *Validator) check(f *Frame) {
 			v.closeRun()
 		}
 		v.run = opener{v.line}
+		v.ranAt = cmp.Or(v.ranAt, v.line)
 	case codec.TypeAgentEnd:
 		e := v.event(f, agentEndShape)
 		v.messageArray(e.raw("messages"), "messages", "")
@@ -357,6 +360,11 @@ func (v *Validator) check(f *Frame) {
 		}
 	case codec.TypeAutoRetryEnd:
 		v.event(f, autoRetryEndShape)
+	case codec.TypeMCPServerStatus:
+		v.event(f, mcpServerStatusShape)
+		if v.ranAt > 0 {
+			v.report(fmt.Sprintf("mcp_server_status after the agent_start of line %d (the servers start before the first run)", v.ranAt))
+		}
 	default:
 		v.result.Unknown++
 		if v.opts.Strict {
@@ -955,6 +963,7 @@ var (
 	compactionEndShape   = eventShape(codec.TypeCompactionEnd)
 	autoRetryStartShape  = eventShape(codec.TypeAutoRetryStart)
 	autoRetryEndShape    = eventShape(codec.TypeAutoRetryEnd)
+	mcpServerStatusShape = eventShape(codec.TypeMCPServerStatus)
 
 	// updateShape has the members of every update type; which ones a type needs is checked
 	// in messageUpdate.

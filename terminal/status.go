@@ -308,6 +308,11 @@ func Describe(e codec.Event, model string) (text string, ok bool) {
 			time.Duration(e.DelayMs)*time.Millisecond), true
 	case *codec.CompactionStart:
 		return "compacting the context (" + e.Reason + ")", true
+	case *codec.MCPServerStatus:
+		if e.Error != "" {
+			return fmt.Sprintf("MCP server %s: %s: %s", e.Name, e.Status, firstLine(e.Error)), true
+		}
+		return fmt.Sprintf("MCP server %s: %s (%d tools)", e.Name, e.Status, e.Tools), true
 	case *codec.AgentEnd:
 		return "", true
 	}

@@ -12,6 +12,7 @@ type Given struct {
 	AllowFile, DenyFile string
 	Mode                Mode
 	ReadOnly            bool
+	Writes              func(tool string) bool // the tools besides write, edit and bash that ReadOnly refuses
 	Cwd                 string
 	Ask                 func(context.Context, string) (bool, error)
 }
@@ -22,7 +23,7 @@ func (g Given) Build() (*Policy, error) {
 	if len(g.Allow) == 0 && len(g.Deny) == 0 && !g.ReadOnly && g.Mode == ModeAllow {
 		return nil, nil
 	}
-	p := &Policy{Mode: g.Mode, ReadOnly: g.ReadOnly, Cwd: g.Cwd, Ask: g.Ask}
+	p := &Policy{Mode: g.Mode, ReadOnly: g.ReadOnly, Writes: g.Writes, Cwd: g.Cwd, Ask: g.Ask}
 	for _, set := range []struct {
 		flag, key, file string
 		rules           []string

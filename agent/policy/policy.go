@@ -29,7 +29,8 @@ const (
 // AskTimeout is how long a question waits for its answer: no answer is no.
 const AskTimeout = 60 * time.Second
 
-// Rule is TOOL or TOOL(PATTERN): for bash a command pattern (* is any text, "go test *"
+// Rule is TOOL or TOOL(PATTERN): TOOL is a name, or a glob of names in which * is any
+// text (mcp__github__*); PATTERN is, for bash a command pattern (* is any text, "go test *"
 // also matches "go test" alone), for the file tools a path glob relative to the working
 // directory (tools.MatchPath).
 type Rule struct {
@@ -59,8 +60,11 @@ func ParseRule(s string) (Rule, error) {
 			return Rule{}, fmt.Errorf("rule %q: empty pattern (write %s alone for every call)", s, tool)
 		}
 	}
-	if tool == "" || strings.ContainsAny(tool, " )*") {
+	if tool == "" || strings.ContainsAny(tool, " )") {
 		return Rule{}, fmt.Errorf("rule %q: expected TOOL or TOOL(PATTERN)", s)
+	}
+	if strings.Contains(tool, "*") && hasPattern {
+		return Rule{}, fmt.Errorf("rule %q: a TOOL with * (every tool it matches) takes no (PATTERN)", s)
 	}
 	if _, ok := fileTools[tool]; ok && pattern != "" {
 		if _, err := tools.MatchPath(pattern, ""); err != nil {
@@ -85,8 +89,11 @@ func (r Rule) String() string {
 type Policy struct {
 	Allow, Deny []Rule
 	Mode        Mode
-	ReadOnly    bool   // write, edit and bash are refused
-	Cwd         string // file rules are relative to it
+	ReadOnly    bool // write, edit and bash are refused
+	// Writes names the other tools ReadOnly refuses (MCP tools not annotated read-only);
+	// nil: none.
+	Writes func(tool string) bool
+	Cwd    string // file rules are relative to it
 	// Ask asks the client whether a call may run (--permission-mode ask); nil when there is
 	// no client to ask, which refuses the call.
 	Ask func(ctx context.Context, question string) (bool, error)
@@ -113,7 +120,7 @@ func (d *Denied) Error() string {
 
 // Check returns nil when the call of tool with args may run, else a *Denied.
 func (p *Policy) Check(ctx context.Context, tool string, args json.RawMessage) error {
-	if p.ReadOnly && slices.Contains(readOnlyDenied, tool) {
+	if p.ReadOnly && (slices.Contains(readOnlyDenied, tool) || p.Writes != nil && p.Writes(tool)) {
 		return &Denied{Tool: tool, Call: p.display(tool, args), By: "--read-only"}
 	}
 	var unallowed []string
@@ -371,7 +378,13 @@ func (p *Policy) setup() {
 	})
 }
 
-func call(tool, subject string) string { return tool + "(" + subject + ")" }
+// call is a call as a rule would name it: TOOL(SUBJECT), or TOOL for a tool without subjects.
+func call(tool, subject string) string {
+	if subject == "" {
+		return tool
+	}
+	return tool + "(" + subject + ")"
+}
 
 // display is the whole call as a rule would name it: the command line, or the path.
 func (p *Policy) display(tool string, args json.RawMessage) string {
@@ -388,7 +401,7 @@ func (p *Policy) display(tool string, args json.RawMessage) string {
 // "" through a rule without a pattern.
 func (p *Policy) match(rules []Rule, tool, subject string) (Rule, bool) {
 	for _, r := range rules {
-		if r.Tool != tool {
+		if r.Tool != tool && !(strings.Contains(r.Tool, "*") && wildcard(r.Tool, tool)) {
 			continue
 		}
 		if r.Pattern == "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -108,6 +109,40 @@ func TestReadOnlyAndAsk(t *testing.T) {
 	cancel()
 	if err := p.Check(cctx, "bash", bash("make")); err == nil || !errors.As(err, new(*Denied)) {
 		t.Errorf("an unanswered question: %v", err)
+	}
+}
+
+// Rules name tools by name or by a glob of names (the MCP tools of a server); --read-only
+// refuses the tools Writes names besides write, edit and bash.
+func TestToolNameGlobsAndWrites(t *testing.T) {
+	ctx := context.Background()
+	p := &Policy{Mode: ModeDeny, Cwd: "/proj",
+		Deny:  []Rule{mustRule(t, "mcp__github__*", "D")},
+		Allow: []Rule{mustRule(t, "mcp__*__read_*", "A1"), mustRule(t, "mcp__github__get_issue", "A2")}}
+	for _, c := range []struct{ tool, want string }{
+		{"mcp__github__create_issue", "Permission denied: mcp__github__create_issue by rule D"},
+		{"mcp__github__get_issue", "Permission denied: mcp__github__get_issue by rule D"}, // deny wins
+		{"mcp__fs__read_text_file", ""},
+		{"mcp__fs__write_file", "Permission denied: mcp__fs__write_file by --permission-mode deny: no --allow rule matches it"},
+		{"mcp__github2__x", "Permission denied: mcp__github2__x by --permission-mode deny: no --allow rule matches it"},
+	} {
+		got := ""
+		if err := p.Check(ctx, c.tool, json.RawMessage(`{}`)); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.tool, got, c.want)
+		}
+	}
+	ro := &Policy{Mode: ModeAllow, ReadOnly: true, Writes: func(tool string) bool { return tool == "mcp__fs__write_file" }}
+	if err := ro.Check(ctx, "mcp__fs__write_file", nil); err == nil || err.Error() != "Permission denied: mcp__fs__write_file by --read-only" {
+		t.Errorf("read-only, a tool that writes: %v", err)
+	}
+	if err := ro.Check(ctx, "mcp__fs__read_text_file", nil); err != nil {
+		t.Errorf("read-only, a read-only tool: %v", err)
+	}
+	if _, err := ParseRule("mcp__*(x)"); err == nil || !strings.Contains(err.Error(), "a TOOL with * (every tool it matches) takes no (PATTERN)") {
+		t.Errorf("a glob with a pattern: %v", err)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runredact"
+	"github.com/basecontext/base-context/mcp"
 	"github.com/basecontext/base-context/stages"
 	"github.com/basecontext/base-context/terminal"
 )
@@ -36,6 +37,26 @@ type Plan struct {
 	Schema       *outputschema.Schema // nil: no particular answer
 	Redaction    *runredact.Set
 	Resident     *control.Resident // the background process of a --detach run; nil otherwise
+
+	MCPServers []*mcp.Server // configured (mcp.Load)
+	MCPOptions mcp.Options
+	MCP        *mcp.Set     // the servers, started (StartMCP); nil before
+	Warn       func(string) // a warning on stderr
+}
+
+// MCPWrites says whether tool is an MCP tool that --read-only refuses (not annotated
+// readOnlyHint); it may be asked before StartMCP.
+func (p *Plan) MCPWrites(tool string) bool { return p.MCP.Writes(tool) }
+
+// StartMCP starts the plan's MCP servers, all at once, before any model call; their tools
+// join every agent's. A failed optional server is a warning; a failed required one is the
+// error (a *mcp.StartError: exit 2). The caller closes p.MCP when the run is over.
+func (p *Plan) StartMCP(ctx context.Context) error {
+	p.MCP = mcp.Start(ctx, p.MCPServers, p.MCPOptions)
+	for _, note := range p.MCP.Notes() {
+		p.Warn(note)
+	}
+	return p.MCP.Required()
 }
 
 // Options are the run flags every agent of a run shares.
@@ -61,7 +82,7 @@ func (p *Plan) AgentConfig(o Options, id string, base agent.Config) agent.Config
 	if err != nil {
 		panic("runner: the plan's tools are known: " + err.Error())
 	}
-	base.Tools = toolset
+	base.Tools = append(toolset, p.MCP.Tools(toolOpts)...)
 	base.Provider, base.Model, base.SystemPrompt = p.Provider, p.Model, p.SystemPrompt
 	base.ThinkingLevel = o.Thinking
 	base.CheckAnswer = p.Schema.CheckAnswer()
@@ -123,6 +144,11 @@ func (r Run) Execute(ctx context.Context) agent.Outcome {
 		Store: store, Emit: emit, Flush: events.Flush, Permission: r.Permission, HistoryEntryIDs: sess.HistoryIDs,
 	}), sess.History)
 	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
+	if p.MCP != nil {          // one status per server, after the header, before the first run
+		for _, st := range p.MCP.Statuses() {
+			emit(st)
+		}
+	}
 
 	for _, prompt := range r.Prompts.Rest {
 		ag.FollowUp(prompt)
