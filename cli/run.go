@@ -42,6 +42,7 @@ type RunCmd struct {
 	PromptFlags  `embed:"" group:"project"` // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
 	LongRunFlags `group:"limits"`           // compaction, --autonomous, limits, gates (run_long.go)
 	RedactFlags  `group:"redaction"`        // --redact, --redact-session (run_redact.go)
+	SkillFlags   `embed:"" group:"project"` // --skill, --no-skills, --require-skill (skills.go)
 
 }
 
@@ -105,7 +106,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		return err
 	}
 	defer p.Source.Close() // a session the run never opened
-	prompts, err := c.prompts(ctx, streams, status, p.Cwd, p.Model)
+	prompts, err := c.prompts(ctx, streams, status, p)
 	if err != nil {
 		return err
 	}
@@ -143,6 +144,9 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	}
 	if err := longRunExit(outcome); err != nil {
 		return err // gates (4), compaction (1), limits (3)
+	}
+	if err := p.Skills.Require(c.RequireSkill); err != nil {
+		return err // 4, as a gate
 	}
 	if outcome.Failed() {
 		return Fail(ExitFailure, outcome.FailureReason())

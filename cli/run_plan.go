@@ -50,7 +50,10 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 	for _, t := range toolset {
 		p.ToolNames = append(p.ToolNames, t.Name())
 	}
-	if p.SystemPrompt, err = c.PromptFlags.systemPrompt(streams, p.Cwd, p.ToolNames); err != nil {
+	if p.Skills, err = c.SkillFlags.prepare(streams, p.Cwd); err != nil {
+		return nil, err
+	}
+	if p.SystemPrompt, err = c.PromptFlags.systemPrompt(streams, p.Cwd, p.ToolNames, p.Skills.Catalog); err != nil {
 		return nil, err
 	}
 	if p.Schema, err = c.SchemaFlags.load(); err != nil {

@@ -179,6 +179,8 @@ var (
 		{value: (*CompactionEnd)(nil), doc: "The compaction ends; result is absent when it failed."},
 		{value: (*AutoRetryStart)(nil), doc: "A retry after a transient provider failure is scheduled."},
 		{value: (*AutoRetryEnd)(nil), doc: "The retry sequence ends."},
+		{value: (*SkillsLoaded)(nil), doc: "base-context: the skills found, after the header (docs/skills.md)."},
+		{value: (*SkillActivated)(nil), doc: "base-context: the model read a skill's SKILL.md (docs/skills.md)."},
 	}
 	messageTable = []variant{
 		{value: (*UserMessage)(nil), doc: "A prompt."},

@@ -11,6 +11,7 @@ import (
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -68,6 +69,8 @@ type Host interface {
 	Cwd() string
 	// Warn reports a problem on stderr.
 	Warn(msg string)
+	// Skills are the skills and prompt templates (package skills); nil: none.
+	Skills() *skills.Run
 }
 
 // ErrStopped ends Serve when `base-context stop` asked the run to stop.

@@ -326,6 +326,10 @@ func (v *Validator) check(f *Frame) {
 		}
 	case codec.TypeAutoRetryEnd:
 		v.event(f, autoRetryEndShape)
+	case codec.TypeSkillsLoaded:
+		v.event(f, skillsLoadedShape)
+	case codec.TypeSkillActivated:
+		v.event(f, skillActivatedShape)
 	default:
 		v.result.Unknown++
 		if v.opts.Strict {
@@ -924,6 +928,8 @@ var (
 	compactionEndShape   = eventShape(codec.TypeCompactionEnd)
 	autoRetryStartShape  = eventShape(codec.TypeAutoRetryStart)
 	autoRetryEndShape    = eventShape(codec.TypeAutoRetryEnd)
+	skillsLoadedShape    = eventShape(codec.TypeSkillsLoaded)
+	skillActivatedShape  = eventShape(codec.TypeSkillActivated)
 
 	// updateShape has the members of every update type; which ones a type needs is checked
 	// in messageUpdate.

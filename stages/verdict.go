@@ -2,6 +2,7 @@ package stages
 
 import (
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,6 +72,8 @@ type Verdict struct {
 
 	queued int64
 	usage  usageTotals
+
+	skills []string // the skills activated (skill_activated), in order; nil without skills
 
 	final *VerdictSummary // decided by Close
 }
@@ -153,6 +156,8 @@ func (v *Verdict) Consume(f *Frame) error {
 		if len(actions) > 0 && actions[0] == '{' {
 			v.queued = codec.Find(actions, "queuedCount").Int(actions)
 		}
+	case codec.TypeSkillsLoaded, codec.TypeSkillActivated:
+		v.skill(f)
 	}
 	return nil
 }
@@ -298,6 +303,7 @@ type VerdictSummary struct {
 	Retries      int
 	Compactions  int
 	Usage        codec.Usage
+	Skills       []string // the skills activated; nil when the run had none loaded
 }
 
 // VerdictTool counts the executions of one tool.
@@ -336,6 +342,7 @@ func (v *Verdict) Summary() VerdictSummary {
 			Cost: codec.Cost{Input: dollars(c[0]), Output: dollars(c[1]), CacheRead: dollars(c[2]),
 				CacheWrite: dollars(c[3]), Total: dollars(c[4])}},
 	}
+	s.Skills = v.skills
 	for _, t := range v.tools {
 		s.Tools = append(s.Tools, VerdictTool{Name: t.name, Calls: t.calls, Errors: t.errors, Refused: t.refused})
 	}
@@ -495,5 +502,34 @@ func (s *VerdictSummary) AppendJSON(dst []byte) []byte {
 	dst = codec.AppendInt(dst, int64(s.Compactions))
 	dst = codec.AppendMember(dst, "usage", false)
 	dst = s.Usage.AppendJSON(dst)
+	if s.Skills != nil {
+		dst = codec.AppendMember(dst, "skillsUsed", false)
+		dst = append(dst, '[')
+		for i, name := range s.Skills {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = codec.AppendString(dst, name)
+		}
+		dst = append(dst, ']')
+	}
 	return append(dst, '}')
+}
+
+var verdictSkillKeys = []string{"name"}
+
+// skill counts a skill's activation; skills_loaded makes the summary list the skills used,
+// none included.
+func (v *Verdict) skill(f *Frame) {
+	if v.skills == nil {
+		v.skills = []string{}
+	}
+	if f.Type() != codec.TypeSkillActivated {
+		return
+	}
+	var m [1]codec.Member
+	f.members(verdictSkillKeys, m[:])
+	if name := m[0].Str(f.Line()); name != "" && !slices.Contains(v.skills, name) {
+		v.skills = append(v.skills, name)
+	}
 }
