@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -109,7 +110,7 @@ func parse(path, text string) (*Skill, []string) {
 	}
 	var fm frontMatter
 	if err := yaml.Unmarshal([]byte(yamlText), &fm); err != nil {
-		return nil, []string{"front matter: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, []string{yamlProblem(err)}
 	}
 	var problems []string
 	folder := filepath.Base(filepath.Dir(path))
@@ -134,6 +135,18 @@ func parse(path, text string) (*Skill, []string) {
 	}
 	return &Skill{Name: *fm.Name, Description: strings.TrimSpace(*fm.Description), Path: path,
 		License: fm.License, AllowedTools: fm.AllowedTools, Metadata: fm.Metadata}, nil
+}
+
+var yamlLine = regexp.MustCompile(`\bline (\d+)`)
+
+// yamlProblem is the YAML library's error, its line numbers made lines of the file (the
+// front matter starts on line 2).
+func yamlProblem(err error) string {
+	msg := yamlLine.ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "yaml: "), func(m string) string {
+		n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
+		return fmt.Sprintf("line %d", n+1)
+	})
+	return "front matter: " + msg
 }
 
 func deref(s *string) string {

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -92,7 +93,7 @@ func readTemplate(path string) (Template, error) {
 		ArgumentHint string `yaml:"argument-hint"`
 	}
 	if err := yaml.Unmarshal([]byte(yamlText), &fm); err != nil {
-		return Template{}, fmt.Errorf("front matter: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		return Template{}, errors.New(yamlProblem(err))
 	}
 	t.Content, t.ArgumentHint, t.Description = strings.TrimSpace(body), fm.ArgumentHint, fm.Description
 	if t.Description == "" {
