@@ -42,8 +42,13 @@ type SkillsListCmd struct {
 	JSON       bool `help:"One JSON object per skill and line instead of a table."`
 }
 
-func (c *SkillsListCmd) Run(streams *IO) error {
-	cwd, err := (&PromptFlags{}).workDir()
+// Run lists the skills with the run's flags and settings (skills.paths, enabled, disabled).
+func (c *SkillsListCmd) Run(streams *IO, kctx *kong.Context) error {
+	prompt := PromptFlags{}
+	if _, err := prompt.applySettings(streams, kctx); err != nil {
+		return err
+	}
+	cwd, err := prompt.workDir()
 	if err != nil {
 		return err
 	}
@@ -59,6 +64,7 @@ type SkillsValidateCmd struct {
 	Path string `arg:"" help:"A SKILL.md, a skill's folder or a folder of skills."`
 }
 
+// Run checks the path: each problem on stderr, exit 1 when there is one.
 func (c *SkillsValidateCmd) Run(streams *IO) error {
 	return skills.Validate(streams.Out, streams.Err, c.Path)
 }
