@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/basecontext/base-context/internal/userfile"
@@ -198,8 +199,7 @@ func ValidatePath(path string) (valid []Skill, problems []string) {
 	return found.skills, problems
 }
 
-// isNotExist reports a path that is not there (or has a file where a folder would be).
+// isNotExist reports a path that is not there (ENOTDIR: a file where a folder would be).
 func isNotExist(err error) bool {
-	var pe *os.PathError
-	return errors.Is(err, os.ErrNotExist) || (errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory"))
+	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
