@@ -145,11 +145,11 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if err := longRunExit(outcome); err != nil {
 		return err // gates (4), compaction (1), limits (3)
 	}
-	if err := p.Skills.Require(c.RequireSkill); err != nil {
-		return err // 4, as a gate
-	}
 	if outcome.Failed() {
 		return Fail(ExitFailure, outcome.FailureReason())
+	}
+	if err := p.Skills.Require(); err != nil {
+		return err // 4, as a gate
 	}
 	text, err := finalAnswer(p.Schema, outcome.Final)
 	if err != nil {

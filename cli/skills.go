@@ -24,7 +24,7 @@ func (f *SkillFlags) options(streams *IO, cwd string) skills.Options {
 // required skill that is not loaded is a usage error.
 func (f *SkillFlags) prepare(streams *IO, cwd string) (*skills.Run, error) {
 	r := skills.Prepare(f.options(streams, cwd), streams.warn)
-	return r, Wrap(ExitUsage, r.Known(f.RequireSkill))
+	return r, Wrap(ExitUsage, r.SetRequired(f.RequireSkill))
 }
 
 // SkillsCmd is `base-context skills`.

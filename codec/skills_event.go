@@ -18,6 +18,7 @@ type SkillsLoaded struct {
 	Refused  []*SkillRefusal `json:"refused" doc:"the SKILL.md files that break the format: not loaded"`
 	Disabled []string        `json:"disabled" doc:"names the settings or flags leave out"`
 	Unlisted []string        `json:"unlisted" doc:"names loaded but left out of the system prompt's list, which is capped"`
+	Required []string        `json:"required" doc:"the names --require-skill gives: the run exits 4 unless the model activates each"`
 }
 
 // SkillEntry is a loaded skill.

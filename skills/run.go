@@ -17,6 +17,7 @@ type Run struct {
 	Unlisted  []string // skills the catalog leaves out, past CatalogMax
 	Templates []Template
 	Watcher   *Watcher
+	Required  []string // --require-skill: the run fails unless the model activates each
 }
 
 // Prepare finds the skills and templates of o; what cannot be used is told to warn.
@@ -45,7 +46,7 @@ func (r *Run) Event() *codec.SkillsLoaded {
 		return nil
 	}
 	e := &codec.SkillsLoaded{Skills: []*codec.SkillEntry{}, Refused: []*codec.SkillRefusal{},
-		Disabled: r.Set.Disabled, Unlisted: r.Unlisted}
+		Disabled: r.Set.Disabled, Unlisted: r.Unlisted, Required: r.Required}
 	for _, s := range r.Set.Skills {
 		e.Skills = append(e.Skills, &codec.SkillEntry{Name: s.Name, Description: s.Description, Path: s.Path})
 	}
@@ -96,22 +97,26 @@ func (e *RequiredError) Error() string {
 // ExitCode is the status of a failed gate.
 func (e *RequiredError) ExitCode() int { return 4 }
 
-// Require checks that every skill of required was activated; a name no loaded skill has
-// is an error at once (Known).
-func (r *Run) Require(required []string) error {
-	if missing := r.Watcher.Missing(required); len(missing) > 0 {
+// Require checks that the model activated every skill of r.Required.
+func (r *Run) Require() error {
+	if r == nil {
+		return nil
+	}
+	if missing := r.Watcher.Missing(r.Required); len(missing) > 0 {
 		return &RequiredError{Missing: missing}
 	}
 	return nil
 }
 
-// Known refuses required names that no loaded skill has: such a run could never pass.
-func (r *Run) Known(required []string) error {
+// SetRequired makes required the skills the run must activate; a name that no loaded skill
+// has is an error at once: such a run could never pass.
+func (r *Run) SetRequired(required []string) error {
 	for _, name := range required {
 		if r.Set.Find(name) == nil {
 			return fmt.Errorf("--require-skill %s: no skill of that name is loaded", name)
 		}
 	}
+	r.Required = required
 	return nil
 }
 

@@ -220,15 +220,17 @@ func TestWatcherSeesActivations(t *testing.T) {
 		t.Errorf("activated %v", w.Activated())
 	}
 	run := &Run{Set: set, Watcher: w}
-	if err := run.Require([]string{"release-notes"}); err == nil || err.(*RequiredError).ExitCode() != 4 ||
+	if err := run.SetRequired([]string{"nope"}); err == nil {
+		t.Error("an unknown required skill is accepted")
+	}
+	run.SetRequired([]string{"release-notes"})
+	if err := run.Require(); err == nil || err.(*RequiredError).ExitCode() != 4 ||
 		err.Error() != "required skill never activated: release-notes (the model did not read its SKILL.md)" {
 		t.Errorf("require: %v", err)
 	}
-	if err := run.Require([]string{"pdf-tools"}); err != nil {
+	run.SetRequired([]string{"pdf-tools"})
+	if err := run.Require(); err != nil {
 		t.Error(err)
-	}
-	if err := run.Known([]string{"nope"}); err == nil {
-		t.Error("an unknown required skill is accepted")
 	}
 }
 

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"encoding/json"
 	"io"
 	"slices"
 	"strconv"
@@ -73,7 +74,8 @@ type Verdict struct {
 	queued int64
 	usage  usageTotals
 
-	skills []string // the skills activated (skill_activated), in order; nil without skills
+	skills   []string // the skills activated (skill_activated), in order; nil without skills
+	required []string // skills_loaded's: the skills the run must activate
 
 	final *VerdictSummary // decided by Close
 }
@@ -441,6 +443,8 @@ func (v *Verdict) decide(truncated bool, cut string) (status, reason string) {
 	switch {
 	case v.queued > 0:
 		return VerdictLimit, "the run stopped before it finished: " + strconv.FormatInt(v.queued, 10) + " queued prompt(s) never ran"
+	case len(v.missingSkills()) > 0:
+		return VerdictGate, "required skill never activated: " + strings.Join(v.missingSkills(), ", ")
 	case runErr != "":
 		return VerdictFailed, runErr
 	}
@@ -516,20 +520,36 @@ func (s *VerdictSummary) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-var verdictSkillKeys = []string{"name"}
+var verdictSkillKeys = []string{"name", "required"}
 
 // skill counts a skill's activation; skills_loaded makes the summary list the skills used,
-// none included.
+// none included, and says which ones the run must activate.
 func (v *Verdict) skill(f *Frame) {
 	if v.skills == nil {
 		v.skills = []string{}
 	}
-	if f.Type() != codec.TypeSkillActivated {
+	var m [2]codec.Member
+	f.members(verdictSkillKeys, m[:])
+	line := f.Line()
+	if f.Type() == codec.TypeSkillsLoaded {
+		var required []string
+		if json.Unmarshal(m[1].Raw(line), &required) == nil { // a rare line: no need for speed
+			v.required = append(v.required, required...)
+		}
 		return
 	}
-	var m [1]codec.Member
-	f.members(verdictSkillKeys, m[:])
-	if name := m[0].Str(f.Line()); name != "" && !slices.Contains(v.skills, name) {
+	if name := m[0].Str(line); name != "" && !slices.Contains(v.skills, name) {
 		v.skills = append(v.skills, name)
 	}
+}
+
+// missingSkills are the required skills the run never activated.
+func (v *Verdict) missingSkills() []string {
+	var missing []string
+	for _, name := range v.required {
+		if !slices.Contains(v.skills, name) && !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+	}
+	return missing
 }
