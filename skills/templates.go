@@ -26,6 +26,10 @@ type Template struct {
 	Scope        string // "project" or "user"
 }
 
+// builtinCommands are the prompts base-context handles itself (agent: "/compact
+// [instructions]"): a template of that name would hide them.
+var builtinCommands = []string{"compact"}
+
 // TemplateMax is the largest template file read.
 const TemplateMax = 256 << 10
 
@@ -62,6 +66,10 @@ func LoadTemplates(cwd, home string) (templates []Template, warnings []string) {
 			}
 			if st, err := os.Stat(path); err != nil || st.IsDir() {
 				continue // a folder, or a broken link
+			}
+			if name := strings.TrimSuffix(e.Name(), ".md"); slices.Contains(builtinCommands, name) {
+				warnings = append(warnings, fmt.Sprintf("prompt template %s is not used: /%s is base-context's own command", path, name))
+				continue
 			}
 			t, err := readTemplate(path)
 			if err != nil {

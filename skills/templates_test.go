@@ -45,9 +45,10 @@ func TestLoadTemplates(t *testing.T) {
 	write("repo/.base-context/prompts/notes.txt", "not a template")
 	write("home/prompts/review.md", "The home's review.")
 	write("home/prompts/mine.md", "Mine.")
+	write("home/prompts/compact.md", "Would hide /compact.")
 	ts, warnings := LoadTemplates(filepath.Join(root, "repo/sub"), filepath.Join(root, "home"))
-	if warnings != nil {
-		t.Fatal(warnings)
+	if want := "prompt template " + filepath.Join(root, "home/prompts/compact.md") + " is not used: /compact is base-context's own command"; !slices.Equal(warnings, []string{want}) {
+		t.Errorf("warnings %q, want %q", warnings, want)
 	}
 	var got []string
 	for _, tp := range ts {
