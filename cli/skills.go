@@ -5,17 +5,22 @@ import (
 	"github.com/basecontext/base-context/skills"
 )
 
-// SkillFlags choose a run's skills (docs/skills.md). RunCmd embeds them.
-type SkillFlags struct {
+// SkillSources choose which skills are loaded (docs/skills.md).
+type SkillSources struct {
 	Skill        []string `placeholder:"PATH" help:"Load the skills of PATH too (a SKILL.md or a folder of skills), first: it wins a name clash. Repeatable."`
 	NoSkills     bool     `help:"Load no skills (.agents/skills, .base-context/skills, <home>/skills, --skill)."`
 	EnableSkill  []string `placeholder:"NAME" help:"Load only these skills. Repeatable."`
 	DisableSkill []string `placeholder:"NAME" help:"Do not load this skill. Repeatable."`
+}
+
+// SkillFlags are a run's skills and the ones it must activate. RunCmd embeds them.
+type SkillFlags struct {
+	SkillSources `embed:""`
 	RequireSkill []string `placeholder:"NAME" help:"Fail the run (exit 4, as a gate) unless the model activated this skill (read its SKILL.md). Repeatable."`
 }
 
 // options are where the skills of a run in cwd come from.
-func (f *SkillFlags) options(streams *IO, cwd string) skills.Options {
+func (f *SkillSources) options(streams *IO, cwd string) skills.Options {
 	return skills.Options{Cwd: cwd, Home: string(streams.home()), Paths: f.Skill, None: f.NoSkills,
 		Enabled: f.EnableSkill, Disabled: f.DisableSkill}
 }
@@ -38,8 +43,8 @@ func (c *SkillsCmd) Run(k *kong.Context) error { return groupHelp(k, c) }
 
 // SkillsListCmd is `base-context skills list`.
 type SkillsListCmd struct {
-	SkillFlags `embed:""`
-	JSON       bool `help:"One JSON object per skill and line instead of a table."`
+	SkillSources `embed:""`
+	JSON         bool `help:"One JSON object per skill and line instead of a table."`
 }
 
 // Run lists the skills with the run's flags and settings (skills.paths, enabled, disabled).
