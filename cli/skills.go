@@ -7,7 +7,7 @@ import (
 
 // SkillSources choose which skills are loaded (docs/skills.md).
 type SkillSources struct {
-	Skill        []string `placeholder:"PATH" help:"Load the skills of PATH too (a SKILL.md or a folder of skills), first: it wins a name clash. Repeatable."`
+	Skill        []string `placeholder:"PATH" sep:"none" help:"Load the skills of PATH too (a SKILL.md or a folder of skills), first: it wins a name clash. Repeatable."`
 	NoSkills     bool     `help:"Load no skills (.agents/skills, .base-context/skills, <home>/skills, --skill)."`
 	EnableSkill  []string `placeholder:"NAME" help:"Load only these skills. Repeatable."`
 	DisableSkill []string `placeholder:"NAME" help:"Do not load this skill. Repeatable."`
