@@ -227,6 +227,9 @@ func (s *Server) open(ctx context.Context, sess *Session) {
 	s.stream = chain
 	// The header is the session's first line, before anything it is asked.
 	chain.Push(stages.EventFrame(sess.Header), s.writeFrame)
+	if loaded := s.host.Skills().Event(); loaded != nil {
+		chain.Push(stages.EventFrame(loaded), s.writeFrame) // the skills found, after the header
+	}
 	s.wmu.Unlock()
 
 	s.obs.Lock()

@@ -47,6 +47,12 @@ try {
 		"/unknown stays",
 	]);
 	step("templates, skills");
+
+	// A new session's header is followed by skills_loaded.
+	const loaded = new Promise((resolve) => client.onEvent((e) => e.type === "skills_loaded" && resolve(e)));
+	await client.newSession();
+	assert.deepEqual((await loaded).skills.map((s) => s.name), ["greet"]);
+	step("skills_loaded");
 } finally {
 	await client.stop();
 }
