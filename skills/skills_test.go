@@ -266,3 +266,27 @@ func TestValidatePath(t *testing.T) {
 		t.Errorf("%q", problems)
 	}
 }
+
+// Past the catalog's cap the run says which skills the model does not see: a warning and
+// skills_loaded's unlisted.
+func TestPrepareSaysWhatIsUnlisted(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 30 {
+		name := fmt.Sprintf("skill-%02d", i)
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+		os.WriteFile(filepath.Join(dir, name, FileName), []byte("---\nname: "+name+"\ndescription: "+strings.Repeat("d", 1000)+"\n---\n"), 0o644)
+	}
+	var warnings []string
+	r := Prepare(Options{Cwd: t.TempDir(), Paths: []string{dir}}, func(w string) { warnings = append(warnings, w) })
+	e := r.Event()
+	if len(e.Skills) != 30 || len(e.Unlisted) == 0 || e.Unlisted[len(e.Unlisted)-1] != "skill-29" {
+		t.Fatalf("%d skills, unlisted %v", len(e.Skills), e.Unlisted)
+	}
+	want := fmt.Sprintf("%d skills are not listed to the model: the list is capped at 16 KB (%s)", len(e.Unlisted), strings.Join(e.Unlisted, ", "))
+	if !slices.Equal(warnings, []string{want}) {
+		t.Errorf("warnings %q", warnings)
+	}
+	if got := strings.Count(r.Catalog, "<skill>"); got != 30-len(e.Unlisted) {
+		t.Errorf("the catalog lists %d", got)
+	}
+}
