@@ -60,6 +60,9 @@ type Config struct {
 	// message ("" where there is none), as session.Loaded.ContextEntryIDs returns them.
 	// A compaction names the first message it keeps by its entry id.
 	HistoryEntryIDs []string
+	// Preserve, when set, is what a compaction adds to its summary of msgs so that it
+	// stays in force (the text of the skills activated in them).
+	Preserve func(msgs []codec.Message) string
 }
 
 // Agent runs prompts against a conversation.

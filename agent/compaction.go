@@ -235,6 +235,9 @@ func (a *Agent) compact(ctx context.Context, reason, instructions string, willRe
 	if len(read)+len(modified) > 0 {
 		summary += filesNote(read, modified)
 	}
+	if a.cfg.Preserve != nil {
+		summary += a.cfg.Preserve(summarised)
+	}
 	details, _ := json.Marshal(struct {
 		ReadFiles     []string `json:"readFiles"`
 		ModifiedFiles []string `json:"modifiedFiles"`

@@ -56,6 +56,7 @@ type CLI struct {
 	Run    RunCmd    `cmd:"" default:"withargs" help:"Run the agent on prompts (the default command)."`
 	Filter FilterCmd `cmd:"" help:"Stream filters: read JSON lines (files or stdin); reshape, cut, summarise or check them."`
 	Models ModelsCmd `cmd:"" help:"List the models available: the built-in catalog and <home>/models.json."`
+	Skills SkillsCmd `cmd:"" help:"Skills: list the ones a run here loads, validate a skill's folder (docs/skills.md)."`
 	Config ConfigCmd `cmd:"" help:"Print the settings in effect (<home>/settings.json, <repo>/.base-context/settings.json) and where each comes from."`
 
 	Sessions SessionsCmd `cmd:"" help:"Saved sessions: list, show, rm."`

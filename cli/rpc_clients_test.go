@@ -25,25 +25,7 @@ func TestRPCUpstreamClient(t *testing.T) {
 // the test unless it runs to its end.
 func runUpstreamClient(t *testing.T, bin string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the upstream RpcClient cannot run")
-	}
-	nodeDir, err := filepath.Abs("../rpc/testdata/node")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "@mariozechner", "pi-coding-agent")); err != nil {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Skip("npm is not installed: cannot install the upstream RpcClient")
-		}
-		install := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-		install.Dir = nodeDir
-		if out, err := install.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci: %v\n%s", err, out)
-		}
-	}
+	node, nodeDir := upstreamNode(t)
 	dir := t.TempDir()
 	// The first answer streams for 1.5 s: the steer and the follow-up the client sends after
 	// its first delta must arrive while it streams, on a loaded machine too (with 0.3 s a
@@ -74,6 +56,32 @@ func runUpstreamClient(t *testing.T, bin string) {
 	if !strings.Contains(string(out), "ok get_commands, export_html") {
 		t.Fatal("client.mjs did not run to its end")
 	}
+}
+
+// upstreamNode is node and the folder of the upstream's package (installed with npm ci when
+// it is not); the test is skipped without node or npm.
+func upstreamNode(t *testing.T) (node, nodeDir string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the upstream RpcClient cannot run")
+	}
+	nodeDir, err = filepath.Abs("../rpc/testdata/node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "@mariozechner", "pi-coding-agent")); err != nil {
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			t.Skip("npm is not installed: cannot install the upstream RpcClient")
+		}
+		install := exec.Command(npm, "ci", "--no-audit", "--no-fund")
+		install.Dir = nodeDir
+		if out, err := install.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci: %v\n%s", err, out)
+		}
+	}
+	return node, nodeDir
 }
 
 // The Python client of the upstream's RPC document, exactly as written there

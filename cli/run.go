@@ -46,6 +46,7 @@ type RunCmd struct {
 	PromptFlags  `embed:"" group:"project"` // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
 	LongRunFlags `group:"limits"`           // compaction, --autonomous, limits, gates (run_long.go)
 	RedactFlags  `group:"redaction"`        // --redact, --redact-session (run_redact.go)
+	SkillFlags   `embed:"" group:"project"` // --skill, --no-skills, --require-skill (skills.go)
 
 }
 
@@ -116,7 +117,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		return err
 	}
 	defer p.Source.Close() // a session the run never opened
-	prompts, err := c.prompts(ctx, streams, status, p.Cwd, p.Model)
+	prompts, err := c.prompts(ctx, streams, status, p)
 	if err != nil {
 		return err
 	}

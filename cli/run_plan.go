@@ -54,7 +54,10 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 		return nil, err
 	}
 	p.Warn = streams.warn
-	if p.SystemPrompt, err = c.PromptFlags.systemPrompt(streams, p.Cwd, p.ToolNames); err != nil {
+	if p.Skills, err = c.SkillFlags.prepare(streams, p.Cwd); err != nil {
+		return nil, err
+	}
+	if p.SystemPrompt, err = c.PromptFlags.systemPrompt(streams, p.Cwd, p.ToolNames, p.Skills.Catalog); err != nil {
 		return nil, err
 	}
 	if p.Schema, err = c.SchemaFlags.load(); err != nil {

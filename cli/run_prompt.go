@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/basecontext/base-context/agent/prompt"
-	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/runner"
 	"github.com/basecontext/base-context/terminal"
 )
 
@@ -23,8 +23,8 @@ type PromptFlags struct {
 // prompts gathers the prompts (package prompt): the arguments, their @FILEs and stdin
 // when it is not a terminal. A run without one, or with images for a model that takes
 // none, is a usage error.
-func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Status, cwd string, model provider.Model) (*prompt.Prompts, error) {
-	in := prompt.Input{Args: c.Prompts, Cwd: cwd, WaitForStdin: c.Stdin, Done: ctx.Done(),
+func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Status, p *runner.Plan) (*prompt.Prompts, error) {
+	in := prompt.Input{Args: c.Prompts, Cwd: p.Cwd, WaitForStdin: c.Stdin, Done: ctx.Done(), Expand: p.Skills.Expand,
 		Waiting: func() { status.Show("waiting for stdin") },
 		Warn:    streams.warn}
 	if !streams.StdinIsTerminal && streams.In != nil {
@@ -40,7 +40,7 @@ func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Stat
 	if err != nil {
 		return nil, Fail(ExitUsage, err.Error())
 	}
-	if err := ps.Check(model); err != nil {
+	if err := ps.Check(p.Model); err != nil {
 		return nil, Fail(ExitUsage, err.Error())
 	}
 	return ps, nil
@@ -57,8 +57,8 @@ func (f *PromptFlags) workDir() (string, error) {
 
 // systemPrompt is the run's system prompt (package prompt); instructions files that cannot
 // be used are warnings on stderr.
-func (f *PromptFlags) systemPrompt(streams *IO, cwd string, toolNames []string) (string, error) {
-	text, err := prompt.System{Cwd: cwd, Tools: toolNames, Replace: f.SystemPrompt, Append: f.AppendSystemPrompt,
+func (f *PromptFlags) systemPrompt(streams *IO, cwd string, toolNames []string, skills string) (string, error) {
+	text, err := prompt.System{Cwd: cwd, Tools: toolNames, Replace: f.SystemPrompt, Append: f.AppendSystemPrompt, Skills: skills,
 		InstructionsHome: string(streams.home()), NoInstructions: f.NoContextFiles, Now: time.Now(),
 		Warn: streams.warn}.Build()
 	if err != nil {

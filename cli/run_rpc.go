@@ -15,6 +15,8 @@ func (c *RunCmd) validateRPC() error {
 		return fmt.Errorf("--mode rpc takes its prompts as commands on stdin, not as arguments")
 	case c.Detach:
 		return fmt.Errorf("--mode rpc is driven by its client over stdin: it cannot --detach")
+	case len(c.RequireSkill) > 0:
+		return fmt.Errorf("--require-skill checks a run of text or json mode; an rpc client sees skill_activated events")
 	}
 	return nil
 }

@@ -180,6 +180,8 @@ var (
 		{value: (*AutoRetryStart)(nil), doc: "A retry after a transient provider failure is scheduled."},
 		{value: (*AutoRetryEnd)(nil), doc: "The retry sequence ends."},
 		{value: (*MCPServerStatus)(nil), doc: "How the start of one MCP server went."},
+		{value: (*SkillsLoaded)(nil), doc: "base-context: the skills found, after the header (docs/skills.md)."},
+		{value: (*SkillActivated)(nil), doc: "base-context: the model read a skill's SKILL.md (docs/skills.md)."},
 	}
 	messageTable = []variant{
 		{value: (*UserMessage)(nil), doc: "A prompt."},

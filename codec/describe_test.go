@@ -179,7 +179,8 @@ func TestUnionTablesAreComplete(t *testing.T) {
 	}{
 		{Events(), []string{TypeSession, TypeAgentStart, TypeAgentEnd, TypeTurnStart, TypeTurnEnd, TypeMessageStart,
 			TypeMessageUpdate, TypeMessageEnd, TypeToolExecutionStart, TypeToolExecutionUpdate, TypeToolExecutionEnd,
-			TypeSessionActionUpdate, TypeCompactionStart, TypeCompactionEnd, TypeAutoRetryStart, TypeAutoRetryEnd, TypeMCPServerStatus}},
+			TypeSessionActionUpdate, TypeCompactionStart, TypeCompactionEnd, TypeAutoRetryStart, TypeAutoRetryEnd, TypeMCPServerStatus,
+			TypeSkillsLoaded, TypeSkillActivated}},
 		{Updates(), []string{UpdateTextStart, UpdateTextDelta, UpdateTextEnd, UpdateThinkingStart, UpdateThinkingDelta,
 			UpdateThinkingEnd, UpdateToolCallStart, UpdateToolCallDelta, UpdateToolCallEnd}},
 		{Messages(), []string{"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}},

@@ -16,6 +16,7 @@ var knownTypes = []string{
 	codec.TypeToolExecutionStart, codec.TypeToolExecutionUpdate, codec.TypeToolExecutionEnd,
 	codec.TypeSessionActionUpdate, codec.TypeCompactionStart, codec.TypeCompactionEnd,
 	codec.TypeAutoRetryStart, codec.TypeAutoRetryEnd, codec.TypeMCPServerStatus,
+	codec.TypeSkillsLoaded, codec.TypeSkillActivated,
 }
 
 // UnknownTypeWarning says why t (a type, or a prefix ending in "*") selects no event type of

@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -134,7 +133,7 @@ func newUserMessage(text string, images []codec.Content) (*codec.UserMessage, er
 }
 
 func (s *Server) prompt(c command, a *promptArgs) {
-	msg, err := newUserMessage(a.Message, a.Images)
+	msg, err := newUserMessage(s.host.Skills().Expand(a.Message), a.Images)
 	if err != nil {
 		s.respond(c, c.typ, nil, err)
 		return
@@ -162,7 +161,7 @@ func promptWork(msg *codec.UserMessage) func(context.Context, *agent.Agent) {
 // queue is steer and follow_up: while a run streams the message waits in the agent's queue;
 // when none does, it starts a run of its own (there is nothing to wait for).
 func (s *Server) queue(c command, a *messageArgs, steer bool) {
-	msg, err := newUserMessage(a.Message, a.Images)
+	msg, err := newUserMessage(s.host.Skills().Expand(a.Message), a.Images)
 	if err != nil {
 		s.respond(c, c.typ, nil, err)
 		return
@@ -203,7 +202,7 @@ func (s *Server) deliver(steer bool, msg *codec.UserMessage) error {
 // Deliver is `base-context send` to this process: a steering message or a follow-up for the
 // running prompt, or, when the agent is idle, a prompt of its own. Safe from any goroutine.
 func (s *Server) Deliver(steer bool, text string) error {
-	return s.deliver(steer, &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: text}},
+	return s.deliver(steer, &codec.UserMessage{Blocks: []codec.Content{&codec.TextContent{Text: s.host.Skills().Expand(text)}},
 		Timestamp: time.Now().UnixMilli()})
 }
 
@@ -497,8 +496,8 @@ func sessionName(entries []session.Entry) string {
 	return name
 }
 
-// getCommands lists the commands a prompt may start with: base-context has no extensions,
-// templates or skills; /compact is handled by the agent itself.
+// getCommands lists the commands a prompt may start with, as the upstream: the prompt
+// templates (/name), then the skills (/skill:name); base-context has no extensions.
 func (s *Server) getCommands(c command) {
-	s.respond(c, c.typ, marshal(commandsData{Commands: []json.RawMessage{}}), nil)
+	s.respond(c, c.typ, marshal(commandsData{Commands: s.host.Skills().Commands()}), nil)
 }

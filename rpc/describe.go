@@ -1,13 +1,13 @@
 package rpc
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/skills"
 	"github.com/tidwall/gjson"
 )
 
@@ -267,6 +267,6 @@ type (
 		Text *string `json:"text" nullable:"true" doc:"null before any answer"`
 	}
 	commandsData struct {
-		Commands []json.RawMessage `json:"commands" doc:"always empty: base-context has no extensions, templates or skills"`
+		Commands []skills.Command `json:"commands" doc:"the prompt templates, then the skills (docs/skills.md)"`
 	}
 )

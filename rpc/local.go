@@ -14,6 +14,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runner"
+	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -60,8 +61,11 @@ func (l *Local) Ask(ctx context.Context, question string) (bool, error) {
 	return a.Confirmed, err
 }
 
-func (l *Local) Cwd() string     { return l.Plan.Cwd }
-func (l *Local) Warn(msg string) { l.Warnings(msg) }
+func (l *Local) Cwd() string { return l.Plan.Cwd }
+
+// Skills are the plan's skills and templates.
+func (l *Local) Skills() *skills.Run { return l.Plan.Skills }
+func (l *Local) Warn(msg string)     { l.Warnings(msg) }
 
 // MCPServers are the statuses of the process's MCP servers (get_state).
 func (l *Local) MCPServers() []*codec.MCPServerStatus { return l.Plan.MCP.Statuses() }
@@ -200,8 +204,17 @@ func (l *Local) wrap(cs *control.Session, run *control.Run, mem *session.Memory)
 
 // NewAgent builds the agent of a session, with the run flags' configuration.
 func (l *Local) NewAgent(s *Session, emit func(codec.Event) error) *agent.Agent {
+	observed := func(e codec.Event) error { // the model's reads of a SKILL.md are skill_activated events
+		if err := emit(e); err != nil {
+			return err
+		}
+		if activated := l.Plan.Skills.Observe(e); activated != nil {
+			return emit(activated)
+		}
+		return nil
+	}
 	cfg := l.Plan.AgentConfig(l.Options, s.Header.ID, agent.Config{
-		Store: s.Store, Emit: emit, Permission: l.Permission, HistoryEntryIDs: s.HistoryIDs,
+		Store: s.Store, Emit: observed, Permission: l.Permission, HistoryEntryIDs: s.HistoryIDs,
 	})
 	return agent.New(cfg, s.History)
 }

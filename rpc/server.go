@@ -13,6 +13,7 @@ import (
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/internal/exitcode"
+	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -70,6 +71,8 @@ type Host interface {
 	Cwd() string
 	// Warn reports a problem on stderr.
 	Warn(msg string)
+	// Skills are the skills and prompt templates (package skills); nil: none.
+	Skills() *skills.Run
 }
 
 // ErrStopped ends Serve when `base-context stop` asked the run to stop.
@@ -226,6 +229,9 @@ func (s *Server) open(ctx context.Context, sess *Session) {
 	s.stream = chain
 	// The header is the session's first line, before anything it is asked.
 	chain.Push(stages.EventFrame(sess.Header), s.writeFrame)
+	if loaded := s.host.Skills().Event(); loaded != nil {
+		chain.Push(stages.EventFrame(loaded), s.writeFrame) // the skills found, after the header
+	}
 	s.wmu.Unlock()
 
 	s.obs.Lock()

@@ -59,6 +59,11 @@ type File struct {
 		MaxContinuations *int      `json:"maxContinuations"`
 	} `json:"limits"`
 	MCPServers *json.RawMessage `json:"mcpServers"` // not a flag's default: package mcp reads it (MCPServers)
+	Skills *struct {
+		Paths    *[]string `json:"paths"`
+		Enabled  *[]string `json:"enabled"`
+		Disabled *[]string `json:"disabled"`
+	} `json:"skills"`
 }
 
 // Key is a setting: its dotted key in the file and the run flag it is the default of.
@@ -74,6 +79,7 @@ var Keys = []Key{
 	{"redact.enabled", "redact"}, {"redact.session", "redact-session"},
 	{"limits.maxTurns", "max-turns"}, {"limits.maxTokens", "max-tokens"}, {"limits.maxTime", "max-time"},
 	{"limits.maxCost", "max-cost"}, {"limits.maxContinuations", "max-continuations"},
+	{"skills.paths", "skill"}, {"skills.enabled", "enable-skill"}, {"skills.disabled", "disable-skill"},
 }
 
 // Duration is a duration written as text: "2s", "30m".

@@ -365,6 +365,10 @@ func (v *Validator) check(f *Frame) {
 		if v.ranAt > 0 {
 			v.report(fmt.Sprintf("mcp_server_status after the agent_start of line %d (the servers start before the first run)", v.ranAt))
 		}
+	case codec.TypeSkillsLoaded:
+		v.event(f, skillsLoadedShape)
+	case codec.TypeSkillActivated:
+		v.event(f, skillActivatedShape)
 	default:
 		v.result.Unknown++
 		if v.opts.Strict {
@@ -964,6 +968,8 @@ var (
 	autoRetryStartShape  = eventShape(codec.TypeAutoRetryStart)
 	autoRetryEndShape    = eventShape(codec.TypeAutoRetryEnd)
 	mcpServerStatusShape = eventShape(codec.TypeMCPServerStatus)
+	skillsLoadedShape    = eventShape(codec.TypeSkillsLoaded)
+	skillActivatedShape  = eventShape(codec.TypeSkillActivated)
 
 	// updateShape has the members of every update type; which ones a type needs is checked
 	// in messageUpdate.

@@ -1,7 +1,9 @@
 package stages
 
 import (
+	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,6 +74,9 @@ type Verdict struct {
 
 	queued int64
 	usage  usageTotals
+
+	skills   []string // the skills activated (skill_activated), in order; nil without skills
+	required []string // skills_loaded's: the skills the run must activate
 
 	final *VerdictSummary // decided by Close
 }
@@ -154,6 +159,8 @@ func (v *Verdict) Consume(f *Frame) error {
 		if len(actions) > 0 && actions[0] == '{' {
 			v.queued = codec.Find(actions, "queuedCount").Int(actions)
 		}
+	case codec.TypeSkillsLoaded, codec.TypeSkillActivated:
+		v.skill(f)
 	}
 	return nil
 }
@@ -299,6 +306,7 @@ type VerdictSummary struct {
 	Retries      int
 	Compactions  int
 	Usage        codec.Usage
+	Skills       []string // the skills activated; nil when the run had none loaded
 }
 
 // ExitCode is the status the run's process should have exited with.
@@ -350,6 +358,7 @@ func (v *Verdict) Summary() VerdictSummary {
 			Cost: codec.Cost{Input: dollars(c[0]), Output: dollars(c[1]), CacheRead: dollars(c[2]),
 				CacheWrite: dollars(c[3]), Total: dollars(c[4])}},
 	}
+	s.Skills = v.skills
 	for _, t := range v.tools {
 		s.Tools = append(s.Tools, VerdictTool{Name: t.name, Calls: t.calls, Errors: t.errors, Refused: t.refused})
 	}
@@ -448,6 +457,8 @@ func (v *Verdict) decide(truncated bool, cut string) (status, reason string) {
 	switch {
 	case v.queued > 0:
 		return VerdictLimit, "the run stopped before it finished: " + strconv.FormatInt(v.queued, 10) + " queued prompt(s) never ran"
+	case len(v.missingSkills()) > 0:
+		return VerdictGate, "required skill never activated: " + strings.Join(v.missingSkills(), ", ")
 	case runErr != "":
 		return VerdictFailed, runErr
 	}
@@ -509,5 +520,50 @@ func (s *VerdictSummary) AppendJSON(dst []byte) []byte {
 	dst = codec.AppendInt(dst, int64(s.Compactions))
 	dst = codec.AppendMember(dst, "usage", false)
 	dst = s.Usage.AppendJSON(dst)
+	if s.Skills != nil {
+		dst = codec.AppendMember(dst, "skillsUsed", false)
+		dst = append(dst, '[')
+		for i, name := range s.Skills {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = codec.AppendString(dst, name)
+		}
+		dst = append(dst, ']')
+	}
 	return append(dst, '}')
+}
+
+var verdictSkillKeys = []string{"name", "required"}
+
+// skill counts a skill's activation; skills_loaded makes the summary list the skills used,
+// none included, and says which ones the run must activate.
+func (v *Verdict) skill(f *Frame) {
+	if v.skills == nil {
+		v.skills = []string{}
+	}
+	var m [2]codec.Member
+	f.members(verdictSkillKeys, m[:])
+	line := f.Line()
+	if f.Type() == codec.TypeSkillsLoaded {
+		var required []string
+		if json.Unmarshal(m[1].Raw(line), &required) == nil { // a rare line: no need for speed
+			v.required = append(v.required, required...)
+		}
+		return
+	}
+	if name := m[0].Str(line); name != "" && !slices.Contains(v.skills, name) {
+		v.skills = append(v.skills, name)
+	}
+}
+
+// missingSkills are the required skills the run never activated.
+func (v *Verdict) missingSkills() []string {
+	var missing []string
+	for _, name := range v.required {
+		if !slices.Contains(v.skills, name) && !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+	}
+	return missing
 }

@@ -47,6 +47,8 @@ type Input struct {
 	Waiting func()
 	// Done, when closed, ends the wait for stdin (a stop signal): Gather returns ErrStopped.
 	Done <-chan struct{}
+	// Expand, when set, expands each prompt argument (a /template at its start).
+	Expand func(string) string
 }
 
 // ErrStopped is Gather's error when Done ended its wait for stdin.
@@ -89,6 +91,9 @@ func Gather(in Input) (*Prompts, error) {
 		}
 		name, ok := fileArg(arg)
 		if !ok {
+			if in.Expand != nil {
+				arg = in.Expand(arg)
+			}
 			prompts = append(prompts, arg)
 			continue
 		}

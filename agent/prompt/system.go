@@ -23,6 +23,8 @@ type System struct {
 	NoInstructions   bool
 	Warn             func(string) // instructions files that cannot be used
 	Now              time.Time
+	// Skills is the skills catalog (package skills), after the project instructions.
+	Skills string
 }
 
 // Build is the built-in prompt (or Replace), the project instructions, then Append. An
@@ -47,6 +49,7 @@ func (s System) Build() (string, error) {
 		}
 		b.WriteString(instructions.Format(files))
 	}
+	b.WriteString(s.Skills)
 	if s.Append != "" {
 		text, err := textOrFile(s.Append, s.Cwd)
 		if err != nil {

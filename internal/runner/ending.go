@@ -20,7 +20,7 @@ type Ending struct {
 // order of the checks is the order of the reasons: a session that could not be saved or a
 // stream that could not be written (1), a stop request (1), a stop signal (129, 130, 143),
 // gates that failed or never ran (4), a failed compaction (1), a limit (3), a failed run
-// (1), an answer that does not match the schema (1).
+// (1), a required skill never activated (4), an answer that does not match the schema (1).
 func (e Ending) Answer(p *Plan) (string, error) {
 	o := e.Outcome
 	switch {
@@ -44,6 +44,9 @@ func (e Ending) Answer(p *Plan) (string, error) {
 		return "", exitcode.New(exitcode.Limit, o.Limit.Error())
 	case o.Failed():
 		return "", exitcode.New(exitcode.Failure, o.FailureReason())
+	}
+	if err := p.Skills.Require(); err != nil {
+		return "", err // 4, as a gate: --require-skill never activated
 	}
 	text, err := p.Schema.Answer(agent.AnswerText(o.Final))
 	if err != nil {

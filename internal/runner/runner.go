@@ -19,6 +19,7 @@ import (
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runredact"
 	"github.com/basecontext/base-context/mcp"
+	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/stages"
 	"github.com/basecontext/base-context/terminal"
 )
@@ -37,6 +38,7 @@ type Plan struct {
 	Schema       *outputschema.Schema // nil: no particular answer
 	Redaction    *runredact.Set
 	Resident     *control.Resident // the background process of a --detach run; nil otherwise
+	Skills       *skills.Run       // the skills and prompt templates; nil: none
 
 	MCPServers []*mcp.Server // configured (mcp.Load)
 	MCPOptions mcp.Options
@@ -87,6 +89,9 @@ func (p *Plan) AgentConfig(o Options, id string, base agent.Config) agent.Config
 	base.ThinkingLevel = o.Thinking
 	base.CheckAnswer = p.Schema.CheckAnswer()
 	base.Retry = o.Retry
+	if p.Skills != nil {
+		base.Preserve = p.Skills.Watcher.Preserve // compaction keeps the activated skills
+	}
 	cfg := o.LongRun(base, p.Cwd)
 	cfg.Gates.Tools = toolOpts
 	return cfg
@@ -138,18 +143,27 @@ func (r Run) Execute(ctx context.Context) agent.Outcome {
 	emit := func(e codec.Event) error {
 		r.Status.Event(e)
 		r.Answer.Event(e)
-		return events.Event(e)
+		if err := events.Event(e); err != nil {
+			return err
+		}
+		if activated := p.Skills.Observe(e); activated != nil {
+			return events.Event(activated)
+		}
+		return nil
 	}
 	ag := agent.New(p.AgentConfig(r.Options, header.ID, agent.Config{
 		Store: store, Emit: emit, Flush: events.Flush, Permission: r.Permission, HistoryEntryIDs: sess.HistoryIDs,
 	}), sess.History)
-	ctx = sess.Manage(ctx, ag) // `stop` cancels ctx, `send` queues into ag
-	if p.MCP != nil {          // one status per server, after the header, before the first run
+	ctx = sess.Manage(ctx, expanding{ag, p.Skills}) // `stop` cancels ctx, `send` queues into ag
+	if p.MCP != nil {                               // one status per server, after the header, before the first run
 		for _, st := range p.MCP.Statuses() {
 			emit(st)
 		}
 	}
 
+	if loaded := p.Skills.Event(); loaded != nil {
+		emit(loaded) // after the header, before the run: an error shows at the run's first event
+	}
 	for _, prompt := range r.Prompts.Rest {
 		ag.FollowUp(prompt)
 	}
@@ -162,4 +176,15 @@ func (r Run) Execute(ctx context.Context) agent.Outcome {
 		outcome.Err = err
 	}
 	return outcome
+}
+
+// expanding is the agent's queue as `send` reaches it: a /template at the start of a
+// message is expanded first.
+type expanding struct {
+	*agent.Agent
+	skills *skills.Run
+}
+
+func (q expanding) Offer(steer bool, text string) error {
+	return q.Agent.Offer(steer, q.skills.Expand(text))
 }
