@@ -60,6 +60,9 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 	if p.Redaction, err = c.RedactFlags.build(streams, models.Keys(c.APIKey)); err != nil {
 		return nil, err
 	}
+	if p.Sandbox, err = c.SandboxFlags.open(streams, p.Cwd); err != nil { // last: it makes a folder
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -30,6 +30,7 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 		return err
 	}
 	defer p.Source.Close() // a session the server never opened
+	defer p.Sandbox.Close()
 	host := &rpc.Local{Plan: p, Options: c.runOptions(streams), SessionDir: c.sessionDir(streams), RegistryDir: streams.home().Registry(), Memory: c.NoSession,
 		Start: func() (*control.Session, *control.Run, error) {
 			rs, err := c.openSession(streams, p)

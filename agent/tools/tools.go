@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/sandbox"
 )
 
 // Output limits of every tool: a result longer than either is truncated.
@@ -71,6 +72,8 @@ type Options struct {
 	// of a secret that no rule would recognise, and its full-output file holds the redacted
 	// text. An output that fits is returned as it is.
 	Redact func() RedactStream
+	// Sandbox is what bash runs under and what write and edit check; nil: no sandbox.
+	Sandbox *sandbox.Sandbox
 }
 
 // RedactStream redacts one text that arrives in pieces: each call returns the redacted text

@@ -1,0 +1,48 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+)
+
+// Exec restricts this process to spec and replaces it with argv (`sandbox exec`, and the
+// launcher Wrap runs). A mode the kernel cannot enforce whole is refused (a *CheckError);
+// best-effort takes what there is. In workspace-write and best-effort, cwd is a writable
+// root beside spec.Writable; read-only writes nowhere.
+func Exec(spec Spec, cwd string, argv []string) error {
+	k := Probe()
+	if err := k.Require(spec.Mode, spec.Network); err != nil {
+		return err
+	}
+	writable := []string{}
+	if spec.Mode.writesWorkspace() {
+		for _, d := range append([]string{cwd}, spec.Writable...) {
+			root, err := resolveRoot(cwd, d)
+			if err != nil {
+				return err
+			}
+			writable = append(writable, root)
+		}
+	}
+	spec.Writable = writable
+	if spec.Mode != Off {
+		if err := restrict(spec, k.ABI); err != nil {
+			return fmt.Errorf("cannot restrict the command with Landlock: %v", err)
+		}
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return &execError{fmt.Sprintf("%s: %v", argv[0], unwrapPath(err)), 127}
+	}
+	return execve(path, argv, os.Environ())
+}
+
+// execError is a command Exec could not start: status 127 (not found) or 126, as a shell's.
+type execError struct {
+	msg  string
+	code int
+}
+
+func (e *execError) Error() string { return e.msg }
+func (e *execError) ExitCode() int { return e.code }
