@@ -26,7 +26,9 @@ func TestScripts(t *testing.T) {
 			"waitfor":    cmdWaitfor,
 			"headerid":   cmdHeaderID,
 			"controlraw": cmdControlRaw,
+			"tcplisten":  cmdTCPListen,
 		},
+		Condition: scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			dir, err := filepath.Abs("../testdata")
 			env.Setenv("TESTDATA", dir)

@@ -189,11 +189,7 @@ func (e *DeniedError) Error() string {
 	return fmt.Sprintf("%s: %s", deniedPrefix(e.Mode), e.Path)
 }
 
-// DeniedMarker starts every refusal the sandbox reports to the model, in a file tool's
-// error or a note of bash; `filter verdict` counts the results that hold it.
-const DeniedMarker = "Permission denied (sandbox: "
-
-func deniedPrefix(m Mode) string { return DeniedMarker + m.String() + ")" }
+func deniedPrefix(m Mode) string { return codec.SandboxDeniedMarker + m.String() + ")" }
 
 // CheckWrite is the file tools' check of a write to path (absolute): the file it reaches,
 // symlinks followed, must lie in a writable root. It holds whatever the kernel has, since
@@ -261,7 +257,7 @@ func (s *Sandbox) Note(output string, failed bool) string {
 		return ""
 	}
 	for _, w := range deniedWords {
-		if strings.Contains(output, w) && !strings.Contains(output, DeniedMarker) {
+		if strings.Contains(output, w) && !strings.Contains(output, codec.SandboxDeniedMarker) {
 			what := "writes are allowed nowhere"
 			if len(spec.Writable) > 0 {
 				what = "writes are allowed only in " + strings.Join(spec.Writable, ", ")
