@@ -14,6 +14,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runner"
+	"github.com/basecontext/base-context/sandbox"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -60,8 +61,11 @@ func (l *Local) Ask(ctx context.Context, question string) (bool, error) {
 	return a.Confirmed, err
 }
 
-func (l *Local) Cwd() string     { return l.Plan.Cwd }
-func (l *Local) Warn(msg string) { l.Warnings(msg) }
+func (l *Local) Cwd() string { return l.Plan.Cwd }
+
+// Sandbox is the run's sandbox (--sandbox).
+func (l *Local) Sandbox() *sandbox.Sandbox { return l.Plan.Sandbox }
+func (l *Local) Warn(msg string)           { l.Warnings(msg) }
 
 // StartSession opens the session of the flags: new, --resume, --continue or --fork.
 func (l *Local) StartSession() (*Session, error) {
