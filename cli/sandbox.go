@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/basecontext/base-context/sandbox"
@@ -18,10 +17,7 @@ type SandboxFlags struct {
 // open makes the run's sandbox: a mode this kernel cannot enforce exits 2 before the first
 // model call; best-effort says on stderr what it lacks.
 func (f *SandboxFlags) open(streams *IO, cwd string) (*sandbox.Sandbox, error) {
-	mode, err := sandbox.ParseMode(f.Sandbox)
-	if err != nil {
-		return nil, Wrap(ExitUsage, err)
-	}
+	mode, _ := sandbox.ParseMode(f.Sandbox) // one of kong's enum (or checked in the settings)
 	sb, err := sandbox.Open(mode, cwd, f.AddDir, f.SandboxNetwork, sandbox.Probe())
 	if err != nil {
 		return nil, err
@@ -61,20 +57,6 @@ type SandboxExecCmd struct {
 }
 
 func (c *SandboxExecCmd) Run() error {
-	mode, err := sandbox.ParseMode(c.Mode)
-	if err != nil {
-		return Wrap(ExitUsage, err)
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return Wrap(ExitUsage, err)
-	}
-	command := c.Command
-	if len(command) > 0 && command[0] == "--" { // kong keeps the separator of a passthrough
-		command = command[1:]
-	}
-	if len(command) == 0 {
-		return Fail(ExitUsage, "sandbox exec: no command given (sandbox exec [flags] -- CMD [ARGS…])")
-	}
-	return sandbox.Exec(sandbox.Spec{Mode: mode, Writable: c.AddDir, Network: c.Network}, cwd, command)
+	mode, _ := sandbox.ParseMode(c.Mode) // one of kong's enum
+	return sandbox.Exec(sandbox.Spec{Mode: mode, Writable: c.AddDir, Network: c.Network}, c.Command)
 }

@@ -7,10 +7,21 @@ import (
 )
 
 // Exec restricts this process to spec and replaces it with argv (`sandbox exec`, and the
-// launcher Wrap runs). A mode the kernel cannot enforce whole is refused (a *CheckError);
-// best-effort takes what there is. In workspace-write and best-effort, cwd is a writable
-// root beside spec.Writable; read-only writes nowhere.
-func Exec(spec Spec, cwd string, argv []string) error {
+// launcher Wrap runs); argv may begin with the "--" that ended the flags. A mode the kernel
+// cannot enforce whole is refused (a *CheckError); best-effort takes what there is. In
+// workspace-write and best-effort, the working directory is a writable root beside
+// spec.Writable; read-only writes nowhere.
+func Exec(spec Spec, argv []string) error {
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		return &usageError{"sandbox exec: no command given (sandbox exec [flags] -- CMD [ARG…])"}
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return &usageError{"sandbox exec: " + err.Error()}
+	}
 	k := Probe()
 	if err := k.Require(spec.Mode, spec.Network); err != nil {
 		return err
