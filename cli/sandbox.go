@@ -50,7 +50,7 @@ func (*SandboxCheckCmd) Run(streams *IO) error {
 
 // SandboxExecCmd is `sandbox exec`; the bash tool and the gates run their shell through it.
 type SandboxExecCmd struct {
-	Mode    string   `enum:"off,best-effort,workspace-write,read-only" default:"workspace-write" help:"${enum}."`
+	Mode    string   `enum:"off,best-effort,workspace-write,read-only" default:"workspace-write" help:"The sandbox mode: ${enum}."`
 	AddDir  []string `placeholder:"DIR" sep:"none" help:"Another folder the command may write besides the working directory (repeatable)."`
 	Network bool     `help:"Allow TCP connections and listening."`
 	Command []string `arg:"" passthrough:"" help:"The command and its arguments (after --)."`
