@@ -3,6 +3,7 @@ package cli_test
 import (
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 
 	"github.com/basecontext/base-context/sandbox"
@@ -32,10 +33,13 @@ func cmdTCPListen(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // scriptCondition: [landlock] holds where this kernel enforces --sandbox workspace-write
-// (Landlock ABI 4: filesystem, truncation and TCP rules).
+// (Landlock ABI 4: filesystem, truncation and TCP rules); [root] when the tests run as root.
 func scriptCondition(cond string) (bool, error) {
-	if cond == "landlock" {
+	switch cond {
+	case "landlock":
 		return sandbox.Probe().Require(sandbox.WorkspaceWrite, false) == nil, nil
+	case "root":
+		return os.Geteuid() == 0, nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

@@ -41,6 +41,9 @@ func Exec(spec Spec, argv []string) error {
 		if err := restrict(spec, k.ABI); err != nil {
 			return fmt.Errorf("cannot restrict the command with Landlock: %v", err)
 		}
+		if err := dropCapabilities(spec.Network); err != nil {
+			return fmt.Errorf("cannot drop the capabilities that step around Landlock: %v", err)
+		}
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {

@@ -15,7 +15,6 @@ const ABIVariable = "BASE_CONTEXT_TEST_LANDLOCK_ABI"
 // Landlock ABI versions that bring what the modes rely on.
 const (
 	abiFilesystem = 1  // read, write, create, remove, execute beneath a path
-	abiRefer      = 2  // renaming and linking between directories
 	abiTruncate   = 3  // truncate(2) and O_TRUNC
 	abiTCP        = 4  // TCP connect and bind
 	abiScopes     = 6  // signals and abstract unix sockets leaving the sandbox

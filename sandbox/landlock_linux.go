@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
 // configs are go-landlock's configurations by ABI version: each handles every access right
@@ -29,11 +30,10 @@ func restrict(spec Spec, abi int) error {
 		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
 	}
 	if len(spec.Writable) > 0 {
-		rw := landlock.RWDirs(spec.Writable...)
-		if abi >= abiRefer {
-			rw = rw.WithRefer() // mv between folders of the workspace
-		}
-		rules = append(rules, rw)
+		// Everything the kernel handles (renames between folders included), but making
+		// device nodes: a block device made in the workspace would write the whole disk.
+		rw := cfg.HandledAccessFS &^ landlock.AccessFSSet(ll.AccessFSMakeBlock|ll.AccessFSMakeChar|ll.AccessFSIoctlDev)
+		rules = append(rules, landlock.PathAccess(rw, spec.Writable...))
 	}
 	// Best effort only where go-landlock knows more than we asked for (errata that lower the
 	// ABI it uses for scopes): what the mode requires was checked against the kernel before.
