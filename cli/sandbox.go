@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -50,13 +51,16 @@ func (*SandboxCheckCmd) Run(streams *IO) error {
 
 // SandboxExecCmd is `sandbox exec`; the bash tool and the gates run their shell through it.
 type SandboxExecCmd struct {
-	Mode    string   `enum:"off,best-effort,workspace-write,read-only" default:"workspace-write" help:"The sandbox mode: ${enum}."`
+	Mode    string   `placeholder:"MODE" help:"The sandbox mode: off, best-effort, workspace-write (the default) or read-only."`
 	AddDir  []string `placeholder:"DIR" sep:"none" help:"Another folder the command may write besides the working directory (repeatable)."`
 	Network bool     `help:"Allow TCP connections and listening."`
 	Command []string `arg:"" passthrough:"" help:"The command and its arguments (after --)."`
 }
 
 func (c *SandboxExecCmd) Run() error {
-	mode, _ := sandbox.ParseMode(c.Mode) // one of kong's enum
+	mode, err := sandbox.ParseMode(cmp.Or(c.Mode, "workspace-write")) // no kong default: see grammar_test.go
+	if err != nil {
+		return Wrap(ExitUsage, err)
+	}
 	return sandbox.Exec(sandbox.Spec{Mode: mode, Writable: c.AddDir, Network: c.Network}, c.Command)
 }
