@@ -277,7 +277,12 @@ func (s *Sandbox) Note(output string, failed bool) string {
 // itself with Landlock and then executes cmd's program, with TMPDIR the run's temporary
 // directory. Nothing when the sandbox is off.
 func (s *Sandbox) Wrap(cmd *exec.Cmd) error {
-	spec := s.Spec()
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock() // the spec and the directory of one mode, should Tighten run meanwhile
+	spec, dir := s.spec, s.tempDir
+	s.mu.Unlock()
 	if spec.Mode == Off {
 		return nil
 	}
@@ -294,7 +299,7 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) error {
 	}
 	cmd.Args = append(append(args, "--"), cmd.Args...)
 	cmd.Path, cmd.Err = self, nil
-	if dir := s.TempDir(); dir != "" {
+	if spec.Mode.writesWorkspace() {
 		env := cmd.Env
 		if env == nil {
 			env = os.Environ()
