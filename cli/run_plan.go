@@ -8,6 +8,7 @@ import (
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runner"
+	"github.com/basecontext/base-context/sandbox"
 )
 
 // plan resolves the flags (and the settings, a resumed session's model) into a runPlan; an
@@ -60,7 +61,8 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 	if p.Redaction, err = c.RedactFlags.build(streams, models.Keys(c.APIKey)); err != nil {
 		return nil, err
 	}
-	if p.Sandbox, err = c.SandboxFlags.open(streams, p.Cwd); err != nil { // last: it makes a folder
+	// Last, as it makes a folder; a mode this kernel cannot enforce exits 2 here (docs/sandbox.md).
+	if p.Sandbox, err = sandbox.OpenNamed(c.Sandbox, p.Cwd, c.AddDir, c.SandboxNetwork, streams.warn); err != nil {
 		return nil, err
 	}
 	return p, nil

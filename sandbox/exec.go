@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 )
@@ -60,3 +62,25 @@ type execError struct {
 
 func (e *execError) Error() string { return e.msg }
 func (e *execError) ExitCode() int { return e.code }
+
+// ExecNamed is Exec of the mode named mode ("": workspace-write), for `sandbox exec`.
+func ExecNamed(mode string, addDirs []string, network bool, argv []string) error {
+	m, err := ParseMode(cmp.Or(mode, WorkspaceWrite.String()))
+	if err != nil {
+		return &usageError{"--mode: " + err.Error()}
+	}
+	return Exec(Spec{Mode: m, Writable: addDirs, Network: network}, argv)
+}
+
+// Check writes what this kernel enforces (Kernel.Report) to w, for `sandbox check`; where
+// workspace-write cannot hold, it returns a quiet error of status 1 (the report said why).
+func Check(w io.Writer) error {
+	text, ok := Probe().Report()
+	if _, err := io.WriteString(w, text); err != nil {
+		return err
+	}
+	if !ok {
+		return &execError{"", 1}
+	}
+	return nil
+}

@@ -53,6 +53,20 @@ func Open(mode Mode, cwd string, addDirs []string, network bool, kernel Kernel) 
 	return s, nil
 }
 
+// OpenNamed is Open of the mode named mode on this kernel (Probe), for a run's flags; warn
+// is told what best-effort does not enforce here.
+func OpenNamed(mode, cwd string, addDirs []string, network bool, warn func(string)) (*Sandbox, error) {
+	m, err := ParseMode(mode)
+	if err != nil {
+		return nil, &usageError{"--sandbox: " + err.Error()}
+	}
+	s, err := Open(m, cwd, addDirs, network, Probe())
+	if err == nil && len(s.notEnforced) > 0 {
+		warn("--sandbox best-effort: this kernel does not enforce " + strings.Join(s.notEnforced, "; "))
+	}
+	return s, err
+}
+
 // resolveRoot is dir (relative to cwd) made absolute with its symlinks resolved, as Landlock
 // sees it; it must be an existing folder.
 func resolveRoot(cwd, dir string) (string, error) {
