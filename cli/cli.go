@@ -66,6 +66,7 @@ type CLI struct {
 	Attach   AttachCmd   `cmd:"" help:"Print a detached run's stream from the start (or --from-now) and follow it to its end; exit with its status."`
 	Compact  CompactCmd  `cmd:"" help:"Summarise the older part of a saved session, so that resuming it continues from the summary."`
 	MCP      MCPCmd      `cmd:"" name:"mcp" help:"The MCP servers configured here: list them (connected to), or one's tools."`
+	Sandbox  SandboxCmd  `cmd:"" help:"The tools' Landlock sandbox: check what this kernel enforces; exec one command under a mode."`
 
 	Help       HelpCmd       `cmd:"" help:"Show the help of base-context or of a command."`
 	Version    VersionCmd    `cmd:"" help:"Print the version, commit and Go version."`

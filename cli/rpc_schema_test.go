@@ -184,6 +184,7 @@ func TestRPCSchemaOfEveryCommandAndResponse(t *testing.T) {
 		{"type": "set_steering_mode", "mode": "one-at-a-time"}, {"type": "set_follow_up_mode", "mode": "all"},
 		{"type": "set_auto_compaction", "enabled": false}, {"type": "set_auto_retry", "enabled": true},
 		{"type": "abort"}, {"type": "abort_retry"}, {"type": "abort_bash"}, {"type": "get_commands"}, {"type": "export_html"},
+		{"type": "set_sandbox", "mode": "off"},
 	} {
 		call(string(rune('a'+i)), cmd)
 	}
@@ -268,6 +269,7 @@ func TestRPCSchemaRefusesWhatTheServerRefuses(t *testing.T) {
 		`{"type":"switch_session"}`,
 		`{"type":"fork"}`,
 		`{"type":"set_session_name","name":1}`,
+		`{"type":"set_sandbox","mode":"none"}`,
 	} {
 		if problem := s.commandProblem(t, line); problem == "" {
 			t.Errorf("the schema accepts %s", line)

@@ -42,6 +42,7 @@ type RunCmd struct {
 
 	PolicyFlags  `embed:"" group:"tools"`   // --allow, --deny, --permission-mode, --read-only (run_policy.go)
 	MCPFlags     `embed:"" group:"tools"`   // --mcp-config, --strict-mcp-config, --no-mcp (mcp.go)
+	SandboxFlags `embed:"" group:"tools"`   // --sandbox, --add-dir, --sandbox-network (sandbox.go)
 	SchemaFlags  `embed:"" group:"output"`  // --output-schema (run_schema.go)
 	PromptFlags  `embed:"" group:"project"` // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
 	LongRunFlags `group:"limits"`           // compaction, --autonomous, limits, gates (run_long.go)
@@ -117,6 +118,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		return err
 	}
 	defer p.Source.Close() // a session the run never opened
+	defer p.Sandbox.Close()
 	prompts, err := c.prompts(ctx, streams, status, p)
 	if err != nil {
 		return err

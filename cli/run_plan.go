@@ -8,6 +8,7 @@ import (
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runner"
+	"github.com/basecontext/base-context/sandbox"
 )
 
 // plan resolves the flags (and the settings, a resumed session's model) into a runPlan; an
@@ -65,6 +66,10 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 	}
 	p.SystemPrompt += p.Schema.Instructions()
 	if p.Redaction, err = c.RedactFlags.build(streams, models.Keys(c.APIKey)); err != nil {
+		return nil, err
+	}
+	// Last, as it makes a folder; a mode this kernel cannot enforce exits 2 here (docs/sandbox.md).
+	if p.Sandbox, err = sandbox.OpenNamed(c.Sandbox, p.Cwd, c.AddDir, c.SandboxNetwork, streams.warn); err != nil {
 		return nil, err
 	}
 	return p, nil

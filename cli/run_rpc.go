@@ -31,6 +31,7 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 		return err
 	}
 	defer p.Source.Close() // a session the server never opened
+	defer p.Sandbox.Close()
 	err = p.StartMCP(ctx)
 	defer p.MCP.Close()
 	if err != nil {

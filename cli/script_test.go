@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,7 +26,9 @@ func TestScripts(t *testing.T) {
 			"waitfor":    cmdWaitfor,
 			"headerid":   cmdHeaderID,
 			"controlraw": cmdControlRaw,
+			"tcplisten":  cmdTCPListen,
 		},
+		Condition: scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			dir, err := filepath.Abs("../testdata")
 			env.Setenv("TESTDATA", dir)
@@ -36,14 +37,6 @@ func TestScripts(t *testing.T) {
 			env.Setenv("BASE_CONTEXT_HOME", filepath.Join(env.WorkDir, ".base-context"))
 			env.Setenv("MCPNODE", filepath.Join(dir, "..", "mcp", "testdata", "node", "node_modules", "@modelcontextprotocol"))
 			return err
-		},
-		// [mcpservers]: the reference MCP servers are installed (npm ci in mcp/testdata/node).
-		Condition: func(cond string) (bool, error) {
-			if cond != "mcpservers" {
-				return false, fmt.Errorf("unknown condition %q", cond)
-			}
-			_, err := os.Stat("../mcp/testdata/node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
-			return err == nil, nil
 		},
 	})
 }

@@ -31,11 +31,20 @@ const (
 
 // Header is the session header, the first line of the stream and of the session file.
 type Header struct {
-	Version       int64  `json:"version" kind:"number" const:"3" doc:"format version of the stream"`
-	ID            string `json:"id" doc:"session id"`
-	Timestamp     string `json:"timestamp" doc:"ISO-8601 UTC time the session was created"`
-	Cwd           string `json:"cwd" doc:"working directory of the session"`
-	ParentSession string `json:"parentSession,omitempty" doc:"session file this one was forked from"`
+	Version       int64    `json:"version" kind:"number" const:"3" doc:"format version of the stream"`
+	ID            string   `json:"id" doc:"session id"`
+	Timestamp     string   `json:"timestamp" doc:"ISO-8601 UTC time the session was created"`
+	Cwd           string   `json:"cwd" doc:"working directory of the session"`
+	ParentSession string   `json:"parentSession,omitempty" doc:"session file this one was forked from"`
+	Sandbox       *Sandbox `json:"sandbox,omitempty" doc:"the sandbox the run's tools run under (--sandbox); absent when off. On the stream only, not in the session file"`
+}
+
+// Sandbox is the header's account of the sandbox of a run.
+type Sandbox struct {
+	Mode          string   `json:"mode" doc:"best-effort, workspace-write or read-only"`
+	WritableRoots []string `json:"writableRoots,omitempty" doc:"the folders the tools may write in: the working directory, each --add-dir, the run's TMPDIR"`
+	Network       bool     `json:"network,omitempty" doc:"true with --sandbox-network: TCP is allowed"`
+	NotEnforced   []string `json:"notEnforced,omitempty" doc:"best-effort: what this kernel could not enforce"`
 }
 
 // AgentStart opens one run of the agent loop.

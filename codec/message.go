@@ -208,3 +208,8 @@ func AppendMessages[M Message](dst []byte, ms []M) []byte {
 // PermissionDeniedPrefix begins the error result of a tool call the permission policy
 // refused, so that a reader of the stream can count refusals apart from failures.
 const PermissionDeniedPrefix = "Permission denied: "
+
+// SandboxDeniedMarker begins the sandbox's account of a refusal in a tool result: the whole
+// error of write or edit ("Permission denied (sandbox: workspace-write): /etc/passwd"), a
+// note in bash's output. `filter verdict` counts the results that hold it.
+const SandboxDeniedMarker = "Permission denied (sandbox: "

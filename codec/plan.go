@@ -301,7 +301,11 @@ func (p *plan) encode(dst []byte, obj unsafe.Pointer) []byte {
 			}
 			dst = AppendRaw(append(dst, mp.key[skip:]...), raw, mp.def)
 		case opStrings:
-			dst = appendStrings(append(dst, mp.key[skip:]...), *(*[]string)(f))
+			ss := *(*[]string)(f)
+			if mp.omit && len(ss) == 0 {
+				continue
+			}
+			dst = appendStrings(append(dst, mp.key[skip:]...), ss)
 		case opStruct:
 			dst = mp.nested.encode(append(dst, mp.key[skip:]...), f)
 		case opPointer:

@@ -12,6 +12,7 @@ import (
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/sandbox"
 	"github.com/tidwall/gjson"
 )
 
@@ -101,6 +102,7 @@ var commandList = sync.OnceValue(func() []commandSpec {
 		plain("get_fork_messages", "The user messages a fork may start before.", (*Server).forkMessages).answers((*forkMessagesData)(nil), false),
 		plain("get_last_assistant_text", "The text of the last answer.", (*Server).lastAssistantText).answers((*textData)(nil), false),
 		takes("set_session_name", "Names the session.", (*Server).setSessionName),
+		takes("set_sandbox", "Makes the tools' sandbox stricter (off < best-effort < workspace-write < read-only); a looser mode is refused.", (*Server).setSandbox),
 		plain("get_commands", "The commands a prompt may start with.", (*Server).getCommands).answers((*commandsData)(nil), false),
 		plain("export_html", "Not supported.", func(s *Server, c command) {
 			s.respond(c, c.typ, nil, errors.New("export_html is not supported: use `base-context sessions show` for the messages"))
@@ -250,7 +252,22 @@ func (s *Server) getState(c command) {
 		SessionFile: sess.File, SessionID: sess.Header.ID, SessionName: name,
 		AutoCompactionEnabled: set.autoCompaction, MessageCount: count, PendingMessageCount: len(steer) + len(follow),
 		MCPServers: servers,
+		Sandbox: s.host.Sandbox().Mode().String(),
 	}), nil)
+}
+
+// setSandbox makes the sandbox of the tools stricter; the next command the tools start runs
+// under it. A looser mode, or one this kernel cannot enforce, is refused.
+func (s *Server) setSandbox(c command, a *sandboxArgs) {
+	mode, err := sandbox.ParseMode(a.Mode)
+	if err == nil {
+		if sb := s.host.Sandbox(); sb == nil {
+			err = errors.New("this server has no sandbox to make stricter")
+		} else {
+			err = sb.Tighten(mode)
+		}
+	}
+	s.respond(c, c.typ, nil, err)
 }
 
 func (s *Server) getMessages(c command) {

@@ -147,6 +147,9 @@ type (
 	sessionNameArgs struct {
 		Name string `json:"name"`
 	}
+	sandboxArgs struct {
+		Mode string `json:"mode" enum:"off,best-effort,workspace-write,read-only" doc:"at least as strict as the present mode"`
+	}
 	// dialogAnswer is an extension_ui_response: the client's answer to a dialog request.
 	dialogAnswer struct {
 		ID        string `json:"id" doc:"the id of the extension_ui_request answered"`
@@ -197,6 +200,7 @@ type (
 		PendingMessageCount   int        `json:"pendingMessageCount"`
 		// The MCP servers of the process, as their mcp_server_status events said at start.
 		MCPServers []*codec.MCPServerStatus `json:"mcpServers,omitempty" doc:"the MCP servers and how their start went"`
+		Sandbox               string     `json:"sandbox" doc:"the tools' sandbox mode (--sandbox): off, best-effort, workspace-write or read-only"`
 	}
 	messagesData struct {
 		Messages []codec.Message `json:"messages" doc:"as message_end shows them"`

@@ -15,6 +15,7 @@ import (
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runner"
 	"github.com/basecontext/base-context/skills"
+	"github.com/basecontext/base-context/sandbox"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -69,6 +70,9 @@ func (l *Local) Warn(msg string)     { l.Warnings(msg) }
 
 // MCPServers are the statuses of the process's MCP servers (get_state).
 func (l *Local) MCPServers() []*codec.MCPServerStatus { return l.Plan.MCP.Statuses() }
+
+// Sandbox is the run's sandbox (--sandbox).
+func (l *Local) Sandbox() *sandbox.Sandbox { return l.Plan.Sandbox }
 
 // StartSession opens the session of the flags: new, --resume, --continue or --fork.
 func (l *Local) StartSession() (*Session, error) {

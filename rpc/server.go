@@ -14,6 +14,7 @@ import (
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/skills"
+	"github.com/basecontext/base-context/sandbox"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -69,6 +70,8 @@ type Host interface {
 	BaseURL(providerName string) string
 	// Cwd is the working directory: where the bash command runs.
 	Cwd() string
+	// Sandbox is what the tools run under (--sandbox); nil: off.
+	Sandbox() *sandbox.Sandbox
 	// Warn reports a problem on stderr.
 	Warn(msg string)
 	// Skills are the skills and prompt templates (package skills); nil: none.
@@ -225,10 +228,13 @@ func (s *Server) open(ctx context.Context, sess *Session) {
 		w = teeWriter{s.out, sess.Events}
 	}
 	s.events = codec.NewLineWriter(w)
-	chain := s.host.Chain(*sess.Header)
+	// The header is the session's first line, before anything it is asked; it says the
+	// sandbox of this process, which the file of a session switched to cannot know.
+	h := *sess.Header
+	h.Sandbox = s.host.Sandbox().Header()
+	chain := s.host.Chain(h)
 	s.stream = chain
-	// The header is the session's first line, before anything it is asked.
-	chain.Push(stages.EventFrame(sess.Header), s.writeFrame)
+	chain.Push(stages.EventFrame(&h), s.writeFrame)
 	if loaded := s.host.Skills().Event(); loaded != nil {
 		chain.Push(stages.EventFrame(loaded), s.writeFrame) // the skills found, after the header
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/sandbox"
 )
 
 // Sources says where each setting in effect came from: a settings file, or "flag".
@@ -51,7 +52,7 @@ func Apply(home, cwd string, kctx *kong.Context) (Sources, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !ok {
+			if !ok || looserSandbox(s.Name, sources, v, f) {
 				continue
 			}
 			rv, err := FlagValue(v, f.Value.Target.Type(), f.Value.Enum)
@@ -63,6 +64,21 @@ func Apply(home, cwd string, kctx *kong.Context) (Sources, error) {
 		}
 	}
 	return sources, nil
+}
+
+// looserSandbox reports whether v, the value of key in a later settings file, would loosen
+// the sandbox an earlier one set: the project's settings lie in the workspace, which a
+// sandboxed run may write, so they may only make the sandbox stricter.
+func looserSandbox(key string, sources Sources, v any, f *kong.Flag) bool {
+	if key != "sandbox" || sources[key] == "" {
+		return false
+	}
+	mode, err := sandbox.ParseMode(fmt.Sprint(v))
+	if err != nil {
+		return false // FlagValue names the bad value
+	}
+	earlier, _ := sandbox.ParseMode(f.Value.Target.String())
+	return !mode.Stricter(earlier)
 }
 
 func flagsByName(kctx *kong.Context) map[string]*kong.Flag {

@@ -31,6 +31,7 @@ type File struct {
 	Thinking          *string   `json:"thinking"`
 	Tools             *[]string `json:"tools"`
 	StreamIdleTimeout *Duration `json:"streamIdleTimeout"`
+	Sandbox           *string   `json:"sandbox"`
 	Permissions       *struct {
 		Allow    *[]string `json:"allow"`
 		Deny     *[]string `json:"deny"`
@@ -72,6 +73,7 @@ type Key struct{ Name, Flag string }
 // Keys are the settings in the order `config` shows them.
 var Keys = []Key{
 	{"model", "model"}, {"thinking", "thinking"}, {"tools", "tools"}, {"streamIdleTimeout", "stream-idle-timeout"},
+	{"sandbox", "sandbox"},
 	{"permissions.allow", "allow"}, {"permissions.deny", "deny"},
 	{"permissions.mode", "permission-mode"}, {"permissions.readOnly", "read-only"},
 	{"compaction.auto", "compaction"}, {"compaction.reserve", "compaction-reserve"}, {"compaction.keep", "compaction-keep"},

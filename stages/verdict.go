@@ -86,6 +86,7 @@ type runFailure struct{ stopReason, errorMessage string }
 type toolCount struct {
 	name                   string
 	calls, errors, refused int
+	sandboxed              int
 }
 
 type usageTotals struct {
@@ -253,8 +254,14 @@ func (v *Verdict) toolExecution(f *Frame) {
 	isError := string(m[2].Raw(line)) == "true"
 	if isError {
 		t.errors++
-		if m[3].Exists() && refusal(m[3].Raw(line)) {
-			t.refused++
+		if m[3].Exists() {
+			policy, sandbox := refusal(m[3].Raw(line))
+			if policy {
+				t.refused++
+			}
+			if sandbox {
+				t.sandboxed++
+			}
 		}
 	}
 	if name == "gate" {
@@ -327,20 +334,23 @@ type VerdictTool struct {
 	Name          string
 	Calls, Errors int
 	Refused       int // errors that are the permission policy's refusals
+	Sandboxed     int // errors the sandbox refused (--sandbox)
 }
 
 // refusal reports whether a tool result (its encoded value) is a refusal of the permission
-// policy: its first text says so.
-func refusal(result []byte) bool {
+// policy (its first text says so) or holds one of the sandbox (its first text names it: the
+// whole error of write and edit, a note in bash's output).
+func refusal(result []byte) (policy, sandbox bool) {
 	var first []byte
 	codec.EachElem(codec.Find(result, "content").Raw(result), func(_ int, elem []byte) bool {
 		first = elem
 		return false
 	})
 	if first == nil {
-		return false
+		return false, false
 	}
-	return strings.HasPrefix(codec.Find(first, "text").Str(first), codec.PermissionDeniedPrefix)
+	text := codec.Find(first, "text").Str(first)
+	return strings.HasPrefix(text, codec.PermissionDeniedPrefix), strings.Contains(text, codec.SandboxDeniedMarker)
 }
 
 // Summary returns the verdict: the one Close decided, or else one on what has been pushed
@@ -360,7 +370,7 @@ func (v *Verdict) Summary() VerdictSummary {
 	}
 	s.Skills = v.skills
 	for _, t := range v.tools {
-		s.Tools = append(s.Tools, VerdictTool{Name: t.name, Calls: t.calls, Errors: t.errors, Refused: t.refused})
+		s.Tools = append(s.Tools, VerdictTool{Name: t.name, Calls: t.calls, Errors: t.errors, Refused: t.refused, Sandboxed: t.sandboxed})
 	}
 	if v.hasTerminal {
 		s.StopReason, s.ErrorMessage = v.stopReason, v.errorMessage
@@ -510,6 +520,10 @@ func (s *VerdictSummary) AppendJSON(dst []byte) []byte {
 		if t.Refused > 0 {
 			dst = append(dst, `,"refused":`...)
 			dst = codec.AppendInt(dst, int64(t.Refused))
+		}
+		if t.Sandboxed > 0 {
+			dst = append(dst, `,"sandboxed":`...)
+			dst = codec.AppendInt(dst, int64(t.Sandboxed))
 		}
 		dst = append(dst, '}')
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -224,4 +225,22 @@ func TestVerdictSkipsInvalidLines(t *testing.T) {
 
 func BenchmarkVerdict(b *testing.B) {
 	benchRun(b, filter{sink: func(w io.Writer) stages.Sink { return stages.NewVerdict(w, stages.VerdictOptions{}) }}.run, fLong)
+}
+
+// The sandbox's refusals are counted per tool: write's whole error, and bash's note after its
+// output; a policy refusal stays "refused", and an error without either counts only as one.
+func TestVerdictCountsSandboxRefusals(t *testing.T) {
+	end := func(id, tool, text string) string {
+		return `{"type":"tool_execution_end","toolCallId":"` + id + `","toolName":"` + tool +
+			`","result":{"content":[{"type":"text","text":` + strconv.Quote(text) + `}]},"isError":true}`
+	}
+	in := streamOf(lit(verdictHeader), answer(assistant("stop", "", 0)), lit(
+		end("w1", "write", "Permission denied (sandbox: workspace-write): /etc/passwd"),
+		end("b1", "bash", "touch: cannot touch '/x': Permission denied\n\nPermission denied (sandbox: read-only): the command was refused by the sandbox\n\nCommand exited with code 1"),
+		end("b2", "bash", "Permission denied: bash(rm -rf build) by rule --deny 'bash(rm *)'"),
+		end("b3", "bash", "boom\n\nCommand exited with code 1")))
+	out, _ := verdict(t, in, stages.VerdictOptions{})
+	if want := `"toolCalls":{"write":{"calls":1,"errors":1,"sandboxed":1},"bash":{"calls":3,"errors":3,"refused":1,"sandboxed":1}}`; !strings.Contains(string(out), want) {
+		t.Errorf("got\n%s\nwant %s", out, want)
+	}
 }

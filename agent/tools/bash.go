@@ -114,7 +114,11 @@ func (t *bashTool) Execute(ctx context.Context, raw json.RawMessage, update func
 	cmd.SysProcAttr = processGroupAttr()
 
 	update(codec.ToolResult{Content: []codec.Content{}})
-	if err := cmd.Start(); err != nil {
+	err = t.opts.Sandbox.Wrap(cmd) // through `sandbox exec`, which restricts itself, then the shell
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		lifelineRead.Close()
@@ -211,6 +215,9 @@ wait:
 	res := Result{Details: d.encode(), Status: status, Output: text}
 	if status != "" {
 		res.IsError = true
+		if note := t.opts.Sandbox.Note(res.Output, true); note != "" {
+			text = appendNote(text, note) // before the status, which ends the text
+		}
 		text = appendNote(text, status)
 	} else if text == "" {
 		text = "(no output)"

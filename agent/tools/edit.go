@@ -206,6 +206,9 @@ func (t *editTool) Execute(ctx context.Context, raw json.RawMessage, _ func(code
 		return Result{}, err
 	}
 	abs := resolvePath(t.opts.Cwd, path)
+	if err := t.opts.Sandbox.CheckWrite(abs); err != nil {
+		return Result{}, err
+	}
 	data, err := readForEdit(abs, path)
 	if err != nil {
 		return Result{}, err

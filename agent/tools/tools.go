@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/sandbox"
 )
 
 // Output limits of every tool: a result longer than either is truncated.
@@ -74,6 +75,8 @@ type Options struct {
 	// Hidden, when set, names the files grep, find and ls leave out of what they show (those
 	// the permission policy denies reading), given an absolute path.
 	Hidden func(path string) bool
+	// Sandbox is what bash runs under and what write and edit check; nil: no sandbox.
+	Sandbox *sandbox.Sandbox
 }
 
 // RedactStream redacts one text that arrives in pieces: each call returns the redacted text

@@ -39,7 +39,11 @@ func (t *writeTool) Execute(ctx context.Context, raw json.RawMessage, _ func(cod
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if err := writeFileAtomic(resolvePath(t.opts.Cwd, path), path, []byte(content)); err != nil {
+	abs := resolvePath(t.opts.Cwd, path)
+	if err := t.opts.Sandbox.CheckWrite(abs); err != nil {
+		return Result{}, err
+	}
+	if err := writeFileAtomic(abs, path, []byte(content)); err != nil {
 		return Result{}, err
 	}
 	return textResult(fmt.Sprintf("Wrote %d bytes to %s.", len(content), path)), nil

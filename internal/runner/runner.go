@@ -20,6 +20,7 @@ import (
 	"github.com/basecontext/base-context/internal/runredact"
 	"github.com/basecontext/base-context/mcp"
 	"github.com/basecontext/base-context/skills"
+	"github.com/basecontext/base-context/sandbox"
 	"github.com/basecontext/base-context/stages"
 	"github.com/basecontext/base-context/terminal"
 )
@@ -38,6 +39,7 @@ type Plan struct {
 	Schema       *outputschema.Schema // nil: no particular answer
 	Redaction    *runredact.Set
 	Resident     *control.Resident // the background process of a --detach run; nil otherwise
+	Sandbox      *sandbox.Sandbox  // what the tools run under (--sandbox); nil: off
 	Skills       *skills.Run       // the skills and prompt templates; nil: none
 
 	MCPServers []*mcp.Server // configured (mcp.Load)
@@ -76,7 +78,7 @@ type Options struct {
 // configuration of the agent of session id: the plan's model and prompt, the tools (their
 // full outputs in the session's folder), thinking, retries, compaction, limits and gates.
 func (p *Plan) AgentConfig(o Options, id string, base agent.Config) agent.Config {
-	toolOpts := tools.Options{Cwd: p.Cwd, TempDir: o.Outputs(id), Redact: p.Redaction.ToolRedaction()}
+	toolOpts := tools.Options{Cwd: p.Cwd, TempDir: o.Outputs(id), Redact: p.Redaction.ToolRedaction(), Sandbox: p.Sandbox}
 	if h, ok := base.Permission.(agent.Hider); ok {
 		toolOpts.Hidden = h.Hidden // what grep, find and ls show follows the deny rules
 	}
@@ -137,7 +139,9 @@ func (r Run) Execute(ctx context.Context) agent.Outcome {
 	// holds what a provider chunk produces until the agent flushes it, after the chunk.
 	var events *stages.EventWriter // text mode writes no events
 	if r.Events != nil {
-		events = stages.NewEventWriter(p.OutputChain(r.Options, *header), r.Events)
+		h := *header
+		h.Sandbox = p.Sandbox.Header() // this run's, which a resumed session's file cannot know
+		events = stages.NewEventWriter(p.OutputChain(r.Options, h), r.Events)
 	}
 	r.Status.SetModel(p.Model.Provider + "/" + p.Model.ID)
 	emit := func(e codec.Event) error {
