@@ -3,10 +3,11 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"github.com/basecontext/base-context/internal/cmdline"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/basecontext/base-context/internal/cmdline"
 
 	"github.com/alecthomas/kong"
 )

@@ -2,8 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"github.com/basecontext/base-context/internal/cmdline"
 	"testing"
+
+	"github.com/basecontext/base-context/internal/cmdline"
 )
 
 // Which first arguments are refused as mistyped commands, and which stay prompts.

@@ -8,11 +8,18 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/basecontext/base-context/agent"
+	"github.com/basecontext/base-context/agent/outputschema"
+	"github.com/basecontext/base-context/agent/policy"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/cmdline"
 	"github.com/basecontext/base-context/internal/runner"
 	"github.com/basecontext/base-context/internal/runredact"
+	"github.com/basecontext/base-context/mcp"
+	"github.com/basecontext/base-context/report"
+	"github.com/basecontext/base-context/sandbox"
+	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -40,14 +47,14 @@ type RunCmd struct {
 	RetryBaseDelay time.Duration `default:"2s" group:"model" help:"Delay before the first retry; it doubles for each next one."`
 	MaxRetryDelay  time.Duration `default:"60s" group:"model" help:"Longest Retry-After a provider may ask for; a longer one ends the run instead of waiting."`
 
-	PolicyFlags  `embed:"" group:"tools"`   // --allow, --deny, --permission-mode, --read-only (run_policy.go)
-	MCPFlags     `embed:"" group:"tools"`   // --mcp-config, --strict-mcp-config, --no-mcp (mcp.go)
-	SandboxFlags `embed:"" group:"tools"`   // --sandbox, --add-dir, --sandbox-network (sandbox.go)
-	SchemaFlags  `embed:"" group:"output"`  // --output-schema (run_schema.go)
-	PromptFlags  `embed:"" group:"project"` // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
-	LongRunFlags `group:"limits"`           // compaction, --autonomous, limits, gates (run_long.go)
-	RedactFlags  `group:"redaction"`        // --redact, --redact-session (run_redact.go)
-	SkillFlags   `embed:"" group:"project"` // --skill, --no-skills, --require-skill (skills.go)
+	policy.PolicyFlags       `embed:"" group:"tools"`   // --allow, --deny, --permission-mode, --read-only
+	mcp.ConfigFlags          `embed:"" group:"tools"`   // --mcp-config, --strict-mcp-config, --no-mcp
+	sandbox.SandboxFlags     `embed:"" group:"tools"`   // --sandbox, --add-dir, --sandbox-network
+	outputschema.SchemaFlags `embed:"" group:"output"`  // --output-schema
+	PromptFlags              `embed:"" group:"project"` // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
+	agent.LongRunFlags       `group:"limits"`           // compaction, --autonomous, limits, gates
+	runredact.RedactFlags    `group:"redaction"`        // --redact, --redact-session, --redact-*
+	skills.RunFlags          `embed:"" group:"project"` // --skill, --no-skills, --require-skill
 
 }
 
@@ -70,7 +77,7 @@ func (c *RunCmd) Validate(kctx *kong.Context) error {
 	if err := cmdline.CheckBounds(kctx); err != nil {
 		return err
 	}
-	return c.LongRunFlags.validate()
+	return c.LongRunFlags.Validate()
 }
 
 // Run runs the agent.
@@ -80,12 +87,12 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 		if len(c.Prompts) > 0 {
 			out = c.Prompts[0]
 		}
-		return (&ReportFlags{}).settings(streams, stages.VerdictOptions{}).Export(c.Export, out, streams.Out)
+		return (&report.Flags{}).Settings(streams.Getenv, streams.Err, stages.VerdictOptions{}).Export(c.Export, out, streams.Out)
 	}
 	if err := c.checkHome(streams); err != nil { // before the settings: they live there too
 		return err
 	}
-	if err := c.LongRunFlags.checkGiven(kctx); err != nil { // the settings' limits: checkSetting
+	if err := checkLimitsGiven(kctx); err != nil { // the settings' limits: checkSetting
 		return err
 	}
 	set, err := c.settle(streams, kctx)
@@ -109,10 +116,12 @@ func (c *RunCmd) Run(streams *IO, kctx *kong.Context) error {
 func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *control.Resident) (err error) {
 	models := newModels(streams)
 	// From here every text for stderr goes through the status line, redacted (status.go).
-	status, streams := c.StatusFlags.start(streams, c.Mode, c.StreamIdleTimeout, c.stderrRedaction(streams, models))
+	status, streams := c.StatusFlags.start(streams, c.Mode, c.StreamIdleTimeout, c.RedactFlags.StderrRedaction(models.Keys(c.APIKey), streams.Getenv))
 	defer status.Close()
 	defer status.Clear()
-	defer func() { err = runredact.Error(err, c.stderrRedaction(streams, models)) }() // the error: line
+	defer func() {
+		err = runredact.Error(err, c.RedactFlags.StderrRedaction(models.Keys(c.APIKey), streams.Getenv))
+	}() // the error: line
 	p, err := c.plan(streams, models, set, resident)
 	if err != nil {
 		return err
@@ -124,7 +133,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		return err
 	}
 	// No client to ask in text and json mode: --permission-mode ask refuses what it would ask.
-	perm, err := c.PolicyFlags.permission(p, set.sources, nil)
+	perm, err := c.permission(p, set.sources, nil)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runner"
-	"github.com/basecontext/base-context/sandbox"
 )
 
 // plan resolves the flags (and the settings, a resumed session's model) into a runPlan; an
@@ -51,25 +50,29 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 	for _, t := range toolset {
 		p.ToolNames = append(p.ToolNames, t.Name())
 	}
-	if p.MCPServers, p.MCPOptions, err = c.MCPFlags.load(streams, p.Cwd); err != nil {
+	where, err := mcpWhere(streams, p.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	if p.MCPServers, p.MCPOptions, err = c.ConfigFlags.Load(where); err != nil {
 		return nil, err
 	}
 	p.Warn = streams.warn
-	if p.Skills, err = c.SkillFlags.prepare(streams, p.Cwd); err != nil {
-		return nil, err
+	if p.Skills, err = c.RunFlags.Prepare(string(streams.home()), p.Cwd, streams.warn); err != nil {
+		return nil, Wrap(ExitUsage, err)
 	}
 	if p.SystemPrompt, err = c.PromptFlags.systemPrompt(streams, p.Cwd, p.ToolNames, p.Skills.Catalog); err != nil {
 		return nil, err
 	}
-	if p.Schema, err = c.SchemaFlags.load(); err != nil {
+	if p.Schema, err = c.SchemaFlags.Schema(); err != nil {
 		return nil, err
 	}
 	p.SystemPrompt += p.Schema.Instructions()
-	if p.Redaction, err = c.RedactFlags.build(streams, models.Keys(c.APIKey)); err != nil {
+	if p.Redaction, err = c.RedactFlags.Build(models.Keys(c.APIKey), streams.Getenv, streams.Err); err != nil {
 		return nil, err
 	}
 	// Last, as it makes a folder; a mode this kernel cannot enforce exits 2 here (docs/sandbox.md).
-	if p.Sandbox, err = sandbox.OpenNamed(c.Sandbox, p.Cwd, c.AddDir, c.SandboxNetwork, streams.warn); err != nil {
+	if p.Sandbox, err = c.SandboxFlags.Open(p.Cwd, streams.warn); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -77,6 +80,6 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 
 // runOptions are the run flags every agent of the run shares (runner.Options).
 func (c *RunCmd) runOptions(streams *IO) runner.Options {
-	return runner.Options{Thinking: c.Thinking, Deltas: c.JSONDeltas, Outputs: streams.home().Outputs, LongRun: c.LongRunFlags.apply,
+	return runner.Options{Thinking: c.Thinking, Deltas: c.JSONDeltas, Outputs: streams.home().Outputs, LongRun: c.LongRunFlags.Apply,
 		Retry: agent.RetryPolicy{MaxRetries: c.MaxRetries, BaseDelay: c.RetryBaseDelay, MaxDelay: c.MaxRetryDelay}}
 }

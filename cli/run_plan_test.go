@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/basecontext/base-context/internal/exitcode"
+	"github.com/basecontext/base-context/internal/runredact"
 	"github.com/basecontext/base-context/internal/signals"
 )
 
@@ -31,7 +32,7 @@ func TestCommandsHoldNoState(t *testing.T) {
 		}
 	}
 	walk(t, reflect.TypeOf(CLI{}), "CLI")
-	if !seen[reflect.TypeOf(RedactFlags{})] || !seen[reflect.TypeOf(SessionFlags{})] || !seen[reflect.TypeOf(FilterIO{})] {
+	if !seen[reflect.TypeOf(runredact.RedactFlags{})] || !seen[reflect.TypeOf(SessionFlags{})] || !seen[reflect.TypeOf(FilterIO{})] {
 		t.Fatal("the walk missed the run flags")
 	}
 }

@@ -55,7 +55,7 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 	}
 	srv := host.NewServer(streams.Out)
 	// --permission-mode ask puts each call no rule decides to the client, as a confirm dialog.
-	if host.Permission, err = c.PolicyFlags.permission(p, set.sources, host.Ask); err != nil {
+	if host.Permission, err = c.permission(p, set.sources, host.Ask); err != nil {
 		return err
 	}
 	defer p.Redaction.PrintReport(streams.Err)

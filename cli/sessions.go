@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/report"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -71,7 +72,7 @@ type SessionsExportCmd struct {
 	SessionDirFlag
 	ID     string `arg:"" help:"Session id, or a unique prefix of it."`
 	Output string `short:"o" placeholder:"FILE" help:"Write to FILE (replaced atomically) instead of stdout."`
-	ReportFlags
+	report.Flags
 }
 
 func (c *SessionsExportCmd) Run(streams *IO) error {
@@ -79,7 +80,7 @@ func (c *SessionsExportCmd) Run(streams *IO) error {
 	if err != nil {
 		return err
 	}
-	return c.settings(streams, stages.VerdictOptions{}).Export(path, c.Output, streams.Out)
+	return c.Flags.Settings(streams.Getenv, streams.Err, stages.VerdictOptions{}).Export(path, c.Output, streams.Out)
 }
 
 // SessionsPruneCmd is `sessions prune`.

@@ -76,3 +76,22 @@ func (s Settings) Index(files []string, output string, stdout io.Writer) error {
 	}
 	return err
 }
+
+// Flags shape a report (kong tags; `filter html`, `sessions export` and `--export` embed
+// them).
+type Flags struct {
+	Title      string                  `help:"The page's title (default: base-context run)."`
+	MaxEmbed   string                  `placeholder:"SIZE" help:"Most of one tool output, file content or image embedded (default: 32KB); beyond it the text is cut with a visible mark (after 2 MB in all, 1 KB each)."`
+	Redact     bool                    `help:"Remove secrets first, by the rules of 'filter redact' (the --redact-* options choose them)."`
+	RedactRule filters.RedactRuleFlags `embed:"" prefix:"redact-"`
+}
+
+// Settings are the flags' settings; getenv and stderr serve the redaction.
+func (f *Flags) Settings(getenv func(string) string, stderr io.Writer, verdict stages.VerdictOptions) Settings {
+	s := Settings{Title: f.Title, MaxEmbed: f.MaxEmbed, Verdict: verdict, Getenv: getenv, Stderr: stderr}
+	if f.Redact {
+		r := f.RedactRule.Redaction("redact-", nil)
+		s.Redact = &r
+	}
+	return s
+}

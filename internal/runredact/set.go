@@ -148,3 +148,40 @@ func (s *Set) PrintReport(w io.Writer) {
 		filters.WriteRedactReport(w, s.Stream)
 	}
 }
+
+// RedactFlags are a run's redaction flags (kong tags; the command line embeds them): the stage of
+// `filter redact` in the output chain, and optionally around the session file. The rule
+// options are those of `filter redact`, named --redact-pattern, --redact-literal, ...; any
+// of them implies --redact.
+type RedactFlags struct {
+	Redact        bool                    `help:"Remove secrets from the event stream (the rules of 'filter redact', plus the values of the API keys configured)."`
+	RedactSession bool                    `help:"Also remove them from what is written to the session file (implies --redact)."`
+	RedactRule    filters.RedactRuleFlags `embed:"" prefix:"redact-"`
+	RedactReport  bool                    `help:"At the end of the run, print on stderr how many redactions each rule made in the stream (implies --redact)."`
+}
+
+// Enabled reports whether any redaction flag asks for redaction.
+func (f *RedactFlags) Enabled() bool {
+	return f.Redact || f.RedactSession || f.RedactReport || f.RedactRule.Given()
+}
+
+// Build compiles the engines, nil without redaction; keys are values always redacted (the
+// API keys in use). A bad rule is a usage error.
+func (f *RedactFlags) Build(keys []string, getenv func(string) string, warnings io.Writer) (*Set, error) {
+	if !f.Enabled() {
+		return nil, nil
+	}
+	s, err := New(f.RedactRule.Redaction("redact-", keys), getenv, warnings, f.RedactSession, f.RedactReport)
+	return s, exitcode.Wrap(exitcode.Usage, err)
+}
+
+// StderrRedaction removes secrets from what the run writes to stderr (Stderr): the keys
+// always, the flags' rules when redaction is on.
+func (f *RedactFlags) StderrRedaction(keys []string, getenv func(string) string) func(string) string {
+	var rules *filters.Redaction
+	if f.Enabled() {
+		r := f.RedactRule.Redaction("redact-", nil)
+		rules = &r
+	}
+	return Stderr(rules, keys, getenv)
+}
