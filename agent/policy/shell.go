@@ -495,7 +495,7 @@ var nameBuiltins = map[string]bool{"read": true, "printf": true, "unset": true, 
 func (s *scope) redirect(r *syntax.Redirect) {
 	var write bool
 	switch r.Op {
-	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrInOut:
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
 		write = true
 	case syntax.RdrIn:
 	case syntax.DplOut, syntax.DplIn:
