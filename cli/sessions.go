@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/basecontext/base-context/control"
@@ -38,13 +39,17 @@ func warn(streams *IO) func(path, w string) {
 // SessionsListCmd is `sessions list`.
 type SessionsListCmd struct {
 	SessionDirFlag
-	JSON  bool `name:"json" help:"One JSON object per session instead of a table."`
-	All   bool `help:"Sessions of every directory, not only of this one."`
-	Limit int  `default:"50" bound:"nonnegative" help:"The newest N sessions (0: every one)."`
+	JSON  bool   `name:"json" help:"One JSON object per session instead of a table."`
+	All   bool   `help:"Sessions of every directory, not only of this one."`
+	Limit string `placeholder:"N" help:"The newest N sessions (default 50; 0: every one)."`
 }
 
 func (c *SessionsListCmd) Run(streams *IO) error {
-	return c.folder(streams).List(streams.Out, streams.Err, c.All, c.JSON, c.Limit)
+	limit, err := strconv.Atoi(cmp.Or(c.Limit, "50"))
+	if err != nil || limit < 0 {
+		return Fail(ExitUsage, fmt.Sprintf("--limit %q: expected a number of sessions, 0 for all", c.Limit))
+	}
+	return c.folder(streams).List(streams.Out, streams.Err, c.All, c.JSON, limit)
 }
 
 // SessionsShowCmd is `sessions show`.
