@@ -64,6 +64,7 @@ type CLI struct {
 	Send     SendCmd     `cmd:"" help:"Queue a message into a running session (--steer or --follow-up)."`
 	Attach   AttachCmd   `cmd:"" help:"Print a detached run's stream from the start (or --from-now) and follow it to its end; exit with its status."`
 	Compact  CompactCmd  `cmd:"" help:"Summarise the older part of a saved session, so that resuming it continues from the summary."`
+	Batch    BatchCmd    `cmd:"" help:"Run many tasks from a JSON-lines file, resumably, in parallel or in shards (docs/batch.md)."`
 
 	Help       HelpCmd       `cmd:"" help:"Show the help of base-context or of a command."`
 	Version    VersionCmd    `cmd:"" help:"Print the version, commit and Go version."`
