@@ -26,7 +26,7 @@ import (
 
 // Flags are the batch's own flags; the run flags that follow them are every task's defaults.
 type Flags struct {
-	Out         string        `required:"" placeholder:"DIR" help:"The output folder: DIR/<id>/events.jsonl and result.json per task, DIR/summary.jsonl. Run again to finish what is left."`
+	Out         string        `placeholder:"DIR" help:"The output folder: DIR/<id>/events.jsonl and result.json per task, DIR/summary.jsonl. Run again to finish what is left."`
 	Workers     int           `default:"2" help:"Tasks run at the same time."`
 	MaxCost     float64       `placeholder:"USD" help:"Cost of the whole batch past which no new task starts (running ones finish); exit 3 if tasks were left."`
 	TaskTimeout time.Duration `placeholder:"DURATION" help:"Longest time one task may run; then it is stopped (SIGTERM) and recorded as timed out."`
@@ -73,6 +73,9 @@ type batch struct {
 
 // Run runs the batch; its error carries the exit status (exitcode).
 func Run(c Config) error {
+	if c.Out == "" {
+		return exitcode.New(exitcode.Usage, "--out DIR is required: the folder of the results")
+	}
 	if c.Workers < 1 {
 		return exitcode.New(exitcode.Usage, "--workers must be at least 1")
 	}
@@ -268,7 +271,7 @@ func (b *batch) runTask(t Task) error {
 	if waited > 0 {
 		b.emit(map[string]any{"type": "waited", "id": t.ID, "waitedMs": waited.Milliseconds()})
 	}
-	data, _ := json.MarshalIndent(r, "", "  ")
+	data, _ := json.Marshal(r)
 	if err := writeFileAtomic(filepath.Join(dir, resultFile), append(data, '\n')); err != nil {
 		return err
 	}

@@ -48,6 +48,19 @@ func ReadTasks(path string, defaults []string, validate func([]string) error) ([
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
 	base := filepath.Dir(path)
+	if validate != nil { // tasks mostly share their flags: each set is parsed once
+		checked := map[string]error{}
+		parse := validate
+		validate = func(args []string) error {
+			key := strings.Join(args, "\x00")
+			err, ok := checked[key]
+			if !ok {
+				err = parse(args)
+				checked[key] = err
+			}
+			return err
+		}
+	}
 	var tasks []Task
 	seen := map[string]int{}
 	for n, line := range bytes.Split(data, []byte("\n")) {
