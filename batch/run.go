@@ -165,52 +165,47 @@ func Run(c Config) error {
 }
 
 // dispatch runs the tasks on the workers and returns how many the cost cap left unstarted.
+// A worker takes its next task only once its last has been counted, so that the cap sees
+// every cost finished before it.
 func (b *batch) dispatch(pending []Task) (left int, err error) {
-	queue := make(chan Task)
+	next := 0
+	take := func() (Task, bool) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if next == len(pending) || b.Ctx.Err() != nil || (b.MaxCost > 0 && b.cost >= b.MaxCost) {
+			return Task{}, false
+		}
+		next++
+		return pending[next-1], true
+	}
 	var wg sync.WaitGroup
 	var errOnce sync.Once
-	var firstErr error
 	for range b.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for t := range queue {
-				if err := b.runTask(t); err != nil {
-					errOnce.Do(func() { firstErr = err })
+			for t, ok := take(); ok; t, ok = take() {
+				if terr := b.runTask(t); terr != nil {
+					errOnce.Do(func() { err = terr })
 				}
 			}
 		}()
 	}
-	for i, t := range pending {
-		if b.overBudget() {
-			left = len(pending) - i
-			break
-		}
-		select {
-		case queue <- t:
-		case <-b.Ctx.Done():
-		}
-		if b.Ctx.Err() != nil {
-			break
-		}
-	}
-	close(queue)
 	wg.Wait()
-	return left, firstErr
-}
-
-func (b *batch) overBudget() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.MaxCost > 0 && b.cost >= b.MaxCost
+	if b.Ctx.Err() != nil {
+		return 0, err
+	}
+	return len(pending) - next, err
 }
 
 // provider is the key of the shared back-off: the provider of the task's model.
 func provider(t Task) string {
-	model := ""
-	for _, a := range t.Args {
+	model := "" // the settings' default model: one key for all such tasks
+	for i, a := range t.Args {
 		if v, ok := strings.CutPrefix(a, "--model="); ok {
 			model = v
+		} else if a == "--model" && i+1 < len(t.Args) {
+			model = t.Args[i+1]
 		}
 	}
 	p, _, _ := strings.Cut(model, "/")
