@@ -253,6 +253,7 @@ func (b *batch) runTask(t Task) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	removeTemps(dir)
 	if err := keepAside(dir, eventsFile, stderrFile); err != nil { // a cut attempt's output
 		return err
 	}

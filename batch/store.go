@@ -86,6 +86,14 @@ func writeFileAtomic(path string, data []byte) error {
 	return syncDir(filepath.Dir(path))
 }
 
+// removeTemps removes the temporary files a killed batch left in dir before their rename.
+func removeTemps(dir string) {
+	temps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp*"))
+	for _, t := range temps {
+		os.Remove(t)
+	}
+}
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -173,6 +181,7 @@ func reconcile(out string) (map[string]Result, error) {
 			results[e.Name()] = r
 		}
 	}
+	removeTemps(out)
 	path := filepath.Join(out, summaryFile)
 	old, _ := os.ReadFile(path)
 	var kept bytes.Buffer
