@@ -363,11 +363,11 @@ func (b *batch) execute(t Task, dir string) (r Result, cut bool, err error) {
 	return r, false, nil
 }
 
-// copyStream copies the run's stream to the file, watching for rate limits, and returns the
+// copyStream copies the run's stream to the file, line by line, watching for rate limits, and returns the
 // text of the last assistant message.
 func (b *batch) copyStream(t Task, from io.Reader, to io.Writer) (answer string, err error) {
 	r := bufio.NewReaderSize(from, 64<<10)
-	w := bufio.NewWriterSize(to, 64<<10)
+	w := to // unbuffered: the file shows each line as it comes, for whoever follows it
 	for {
 		line, rerr := r.ReadSlice('\n')
 		if len(line) > 0 {
@@ -383,7 +383,7 @@ func (b *batch) copyStream(t Task, from io.Reader, to io.Writer) (answer string,
 			continue
 		}
 		if rerr != nil {
-			return answer, w.Flush()
+			return answer, nil
 		}
 	}
 }
