@@ -14,17 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basecontext/base-context/cli"
 )
-
-// The test binary is also base-context: the batch runs its tasks as children of its own
-// executable, which is this binary when the variable says so.
-func TestMain(m *testing.M) {
-	if os.Getenv("BATCH_TEST_AS_CLI") == "1" {
-		os.Exit(cli.Main())
-	}
-	os.Exit(m.Run())
-}
 
 // A batch killed with kill -9 at random points, and single runs killed with kill -9, then
 // started again (with --retry-failed) until it ends well: every task is in summary.jsonl

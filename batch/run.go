@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/basecontext/base-context/agent/outputschema"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/internal/exitcode"
@@ -200,16 +201,21 @@ func (b *batch) dispatch(pending []Task) (left int, err error) {
 
 // provider is the key of the shared back-off: the provider of the task's model.
 func provider(t Task) string {
-	model := "" // the settings' default model: one key for all such tasks
-	for i, a := range t.Args {
-		if v, ok := strings.CutPrefix(a, "--model="); ok {
-			model = v
-		} else if a == "--model" && i+1 < len(t.Args) {
-			model = t.Args[i+1]
+	p, _, _ := strings.Cut(flagValue(t.Args, "model"), "/") // "": the settings' default model
+	return p
+}
+
+// flagValue is the last value of the long flag name in args, written --name=V or --name V.
+func flagValue(args []string, name string) string {
+	v := ""
+	for i, a := range args {
+		if rest, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			v = rest
+		} else if a == "--"+name && i+1 < len(args) {
+			v = args[i+1]
 		}
 	}
-	p, _, _ := strings.Cut(model, "/")
-	return p
+	return v
 }
 
 // waitBackoff waits until the provider's pause, if any, is over.
@@ -357,8 +363,8 @@ func (b *batch) execute(t Task, dir string) (r Result, cut bool, err error) {
 		return r, true, nil
 	}
 	r.Verdict = v.line
-	if answer != "" && hasFlag(t.Args, "output-schema") && r.Status == stages.VerdictCompleted && json.Valid([]byte(strings.TrimSpace(answer))) {
-		r.Output = json.RawMessage(strings.TrimSpace(answer))
+	if r.Status == stages.VerdictCompleted {
+		r.Output = outputValue(t, answer)
 	}
 	return r, false, nil
 }
@@ -410,13 +416,25 @@ func (b *batch) watch(t Task, line []byte, answer string) string {
 	return answer
 }
 
-func hasFlag(args []string, name string) bool {
-	for _, a := range args {
-		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
-			return true
-		}
+// outputValue is the JSON value of the answer of a task run with --output-schema, as the run
+// printed it in text mode; nil without the flag.
+func outputValue(t Task, answer string) json.RawMessage {
+	path := flagValue(t.Args, "output-schema")
+	if path == "" {
+		return nil
 	}
-	return false
+	if !filepath.IsAbs(path) && t.Cwd != "" {
+		path = filepath.Join(t.Cwd, path)
+	}
+	schema, err := outputschema.Load(path)
+	if err != nil {
+		return nil
+	}
+	value, problem := schema.Check(answer)
+	if problem != "" {
+		return nil
+	}
+	return json.RawMessage(value)
 }
 
 // exitOf is the child's exit status, 128+N for a signal N.
