@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // A batch killed with kill -9 at random points, and single runs killed with kill -9, then
