@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -320,7 +321,7 @@ func (b *batch) execute(t Task, dir string) (r Result, cut bool, err error) {
 	if err := cmd.Start(); err != nil {
 		return r, false, err
 	}
-	var timedOut bool
+	var timedOut atomic.Bool
 	var stopOnce sync.Once
 	stop := func() {
 		stopOnce.Do(func() {
@@ -330,7 +331,7 @@ func (b *batch) execute(t Task, dir string) (r Result, cut bool, err error) {
 	}
 	var timer *time.Timer
 	if b.TaskTimeout > 0 {
-		timer = time.AfterFunc(b.TaskTimeout, func() { timedOut = true; stop() })
+		timer = time.AfterFunc(b.TaskTimeout, func() { timedOut.Store(true); stop() })
 	}
 	watchDone := make(chan struct{})
 	go func() {
@@ -352,7 +353,7 @@ func (b *batch) execute(t Task, dir string) (r Result, cut bool, err error) {
 	if err := events.Sync(); err != nil {
 		return r, false, err
 	}
-	r = Result{ID: t.ID, DurationMs: time.Since(start).Milliseconds(), TimedOut: timedOut}
+	r = Result{ID: t.ID, DurationMs: time.Since(start).Milliseconds(), TimedOut: timedOut.Load()}
 	r.Exit, r.Signal = exitOf(cmd.ProcessState, waitErr)
 	v, err := verdictOf(filepath.Join(dir, eventsFile), filepath.Join(dir, stderrFile))
 	if err != nil {
