@@ -325,7 +325,9 @@ func (b *batch) execute(t Task, dir string) (r Result, cut bool, err error) {
 	var stopOnce sync.Once
 	stop := func() {
 		stopOnce.Do(func() {
-			cmd.Process.Signal(syscall.SIGTERM)
+			if cmd.Process.Signal(syscall.SIGTERM) != nil { // Windows has no SIGTERM to send
+				cmd.Process.Kill()
+			}
 			time.AfterFunc(stopGrace, func() { cmd.Process.Kill() })
 		})
 	}
