@@ -75,6 +75,9 @@ type batch struct {
 
 // Run runs the batch; its error carries the exit status (exitcode).
 func Run(c Config) error {
+	if c.Ctx == nil {
+		c.Ctx = context.Background()
+	}
 	if c.Out == "" {
 		return exitcode.New(exitcode.Usage, "--out DIR is required: the folder of the results")
 	}
@@ -496,8 +499,8 @@ func (b *batch) showLocked() {
 	}
 	eta := ""
 	if b.finishedRun > 0 {
-		per := time.Since(b.started) / time.Duration(b.finishedRun)
-		rest := time.Duration(b.total-b.done) * per / time.Duration(b.Workers)
+		per := time.Since(b.started) / time.Duration(b.finishedRun) // wall time per task, workers and all
+		rest := time.Duration(b.total-b.done) * per
 		eta = ", ETA " + rest.Round(time.Second).String()
 	}
 	b.status.Show(fmt.Sprintf("batch: %d/%d done, %d running, %d failed, $%.4f%s", b.done, b.total, b.running, b.failed, b.cost, eta))
