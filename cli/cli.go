@@ -67,6 +67,7 @@ type CLI struct {
 	Compact  CompactCmd  `cmd:"" help:"Summarise the older part of a saved session, so that resuming it continues from the summary."`
 	MCP      MCPCmd      `cmd:"" name:"mcp" help:"The MCP servers configured here: list them (connected to), or one's tools."`
 	Sandbox  SandboxCmd  `cmd:"" help:"The tools' Landlock sandbox: check what this kernel enforces; exec one command under a mode."`
+	Batch    BatchCmd    `cmd:"" help:"Run many tasks from a JSON-lines file, resumably, in parallel or in shards (docs/batch.md)."`
 
 	Help       HelpCmd       `cmd:"" help:"Show the help of base-context or of a command."`
 	Version    VersionCmd    `cmd:"" help:"Print the version, commit and Go version."`

@@ -45,9 +45,17 @@ func WriteIndex(w io.Writer, files []string, opts Options) error {
 	page.start()
 	page.write("</main>\n<section id=\"summary\">\n")
 	page.printf("<h1>%s</h1>\n<table id=\"runs\"><thead><tr><th class=\"sortable\">run</th><th class=\"sortable\">status</th><th class=\"sortable\">exit</th><th class=\"sortable\">cost</th><th class=\"sortable\">duration</th><th class=\"sortable\">turns</th><th class=\"sortable\">model</th></tr></thead><tbody>\n", esc(title))
+	bases := map[string]int{}
+	for _, name := range files {
+		bases[filepath.Base(name)]++
+	}
 	for _, name := range files {
 		facts, err := factsOf(name, opts)
-		link := esc(filepath.Base(name))
+		label := filepath.Base(name)
+		if bases[label] > 1 { // runs kept as <run>/events.jsonl (a batch's folder): the folder tells them apart
+			label = filepath.Join(filepath.Base(filepath.Dir(name)), label)
+		}
+		link := esc(label)
 		if html := strings.TrimSuffix(name, filepath.Ext(name)) + ".html"; fileExists(html) {
 			link = fmt.Sprintf(`<a href="%s">%s</a>`, esc(filepath.Base(html)), link)
 		}

@@ -44,7 +44,12 @@ func Intersperse(app *kong.Application, args []string, withDefault string) []str
 			i = end - 1
 		case first < 0 && child(node, a) != nil:
 			node = child(node, a)
-			if len(node.Positional) > 0 && node.Positional[0].Passthrough {
+			if passthrough(node) {
+				return args
+			}
+			// A default subcommand with a passthrough (`batch TASKS …` for `batch run TASKS …`)
+			// takes the arguments as they come, unless another subcommand is named.
+			if d := node.DefaultCmd; d != nil && (i+1 == len(args) || child(node, args[i+1]) == nil) && passthrough(d) {
 				return args
 			}
 		default:
@@ -58,6 +63,17 @@ func Intersperse(app *kong.Application, args []string, withDefault string) []str
 		return args
 	}
 	return join(args[:first], flags, positionals, nil)
+}
+
+// passthrough reports whether the command takes its arguments as they come: its
+// positional is a passthrough.
+func passthrough(node *kong.Node) bool {
+	for _, p := range node.Positional {
+		if p.Passthrough {
+			return true
+		}
+	}
+	return false
 }
 
 func join(parts ...[]string) []string {
