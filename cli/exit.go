@@ -42,12 +42,4 @@ var exitStatuses = []cmdline.ExitStatus{
 func signalErr(w *signals.Watch) error { return exitcode.SignalError(w.Received()) }
 
 // verdictExit maps a verdict status to the exit status of the run.
-var verdictExit = map[string]int{
-	stages.VerdictCompleted:   ExitOK,
-	stages.VerdictFailed:      ExitFailure,
-	stages.VerdictLimit:       ExitLimit,
-	stages.VerdictGate:        ExitGate,
-	stages.VerdictHangup:      ExitHangup,
-	stages.VerdictInterrupted: ExitInterrupted,
-	stages.VerdictTerminated:  ExitTerminated,
-}
+var verdictExit = stages.VerdictExit

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // Verdict statuses: how the run that wrote a stream ended, by the completion rules of
@@ -19,6 +20,17 @@ const (
 	VerdictInterrupted = "interrupted" // 130
 	VerdictTerminated  = "terminated"  // 143
 )
+
+// VerdictExit maps a verdict status to the exit status of the run.
+var VerdictExit = map[string]int{
+	VerdictCompleted:   exitcode.OK,
+	VerdictFailed:      exitcode.Failure,
+	VerdictLimit:       exitcode.Limit,
+	VerdictGate:        exitcode.Gate,
+	VerdictHangup:      exitcode.Hangup,
+	VerdictInterrupted: exitcode.Interrupted,
+	VerdictTerminated:  exitcode.Terminated,
+}
 
 // VerdictOptions is what the stream cannot say by itself.
 type VerdictOptions struct {
