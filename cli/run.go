@@ -43,6 +43,7 @@ type RunCmd struct {
 	PromptFlags  `embed:"" group:"project"` // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
 	LongRunFlags `group:"limits"`           // compaction, --autonomous, limits, gates (run_long.go)
 	RedactFlags  `group:"redaction"`        // --redact, --redact-session (run_redact.go)
+	OtelFlags    `group:"output"`           // --otel, --otel-content, --otel-timeout (run_otel.go)
 
 }
 
@@ -127,10 +128,17 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if c.Mode == "json" {
 		events = streams.Out
 	}
+	tel, err := c.startTelemetry(streams, models)
+	if err != nil {
+		return err
+	}
 	answer := c.answerStream(streams, p) // text mode on a terminal: the answer as it arrives
-	outcome := runner.Run{Plan: p, Options: c.runOptions(streams), Session: sess, Permission: perm, Prompts: prompts,
-		Status: status, Answer: answer, Events: events}.Execute(ctx)
+	opts := c.runOptions(streams)
+	opts.CallEnv = tel.CallEnv
+	outcome := runner.Run{Plan: p, Options: opts, Session: sess, Permission: perm, Prompts: prompts,
+		Status: status, Answer: answer, Events: events, Telemetry: tel}.Execute(ctx)
 	text, err := runner.Ending{Outcome: outcome, StoppedByRequest: sess.StoppedByRequest(), Signal: streams.signals.Received()}.Answer(p)
+	tel.End(err, streams.Err)
 	if err != nil {
 		return err
 	}

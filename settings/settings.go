@@ -31,6 +31,7 @@ type File struct {
 	Thinking          *string   `json:"thinking"`
 	Tools             *[]string `json:"tools"`
 	StreamIdleTimeout *Duration `json:"streamIdleTimeout"`
+	Otel              *bool     `json:"otel"`
 	Permissions       *struct {
 		Allow    *[]string `json:"allow"`
 		Deny     *[]string `json:"deny"`
@@ -66,6 +67,7 @@ type Key struct{ Name, Flag string }
 // Keys are the settings in the order `config` shows them.
 var Keys = []Key{
 	{"model", "model"}, {"thinking", "thinking"}, {"tools", "tools"}, {"streamIdleTimeout", "stream-idle-timeout"},
+	{"otel", "otel"},
 	{"permissions.allow", "allow"}, {"permissions.deny", "deny"},
 	{"permissions.mode", "permission-mode"}, {"permissions.readOnly", "read-only"},
 	{"compaction.auto", "compaction"}, {"compaction.reserve", "compaction-reserve"}, {"compaction.keep", "compaction-keep"},

@@ -1,0 +1,85 @@
+package runner
+
+import (
+	"io"
+	"sync"
+	"time"
+
+	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/exitcode"
+	"github.com/basecontext/base-context/stages"
+	"github.com/basecontext/base-context/telemetry"
+)
+
+// Telemetry is a run's --otel: its events mapped to spans (stages.Otel, as `filter otel`
+// maps a recording, but with the clock's times) and exported as they come. A nil
+// *Telemetry exports nothing.
+type Telemetry struct {
+	exp    *telemetry.Exporter
+	mapper *telemetry.Mapper
+	stage  *stages.Otel
+	redact stages.Stage // with --otel-content: the run's redaction of what is exported
+	mu     sync.Mutex   // the agent emits from the goroutines of its tools too
+	runErr string       // why the run did not complete, as its `error:` line says
+}
+
+// TelemetryOptions are a run's --otel flags and what they need of the run.
+type TelemetryOptions struct {
+	Getenv  func(string) string
+	Timeout time.Duration
+	Content bool
+	Redact  stages.Stage // the redaction of the contents exported (Content); nil: none
+	Gated   bool         // the run has gates
+	Version string
+}
+
+// StartTelemetry starts the exporter of a run.
+func StartTelemetry(o TelemetryOptions) (*Telemetry, error) {
+	exp, err := telemetry.Start(o.Getenv, o.Timeout, o.Version)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	t := &Telemetry{exp: exp, redact: o.Redact}
+	t.mapper = telemetry.NewMapper(exp.Tracer(), telemetry.Options{Content: o.Content, Parent: o.Getenv("TRACEPARENT")})
+	t.stage = stages.NewOtel(t.mapper, stages.VerdictOptions{Gated: o.Gated, RunError: func() string { return t.runErr }})
+	return t, nil
+}
+
+// Event maps one event of the run.
+func (t *Telemetry) Event(e codec.Event) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := stages.EventFrame(e)
+	if t.redact != nil && telemetry.Wants(e.EventType()) {
+		// The stage edits the frame it redacts: a copy, since the stream has its own.
+		t.redact.Push(f.Hold(), func(r *stages.Frame) error { t.stage.Observe(r); return nil })
+		return
+	}
+	t.stage.Observe(f)
+}
+
+// CallEnv is the environment of the commands of tool call id: TRACEPARENT of its span.
+func (t *Telemetry) CallEnv(id string) []string {
+	if t == nil {
+		return nil
+	}
+	return t.mapper.CallEnv(id)
+}
+
+// End ends the run's spans, the run having ended with err (nil: completed, else its exit
+// status and message), and flushes them within the timeout, warning on w of what was lost.
+func (t *Telemetry) End(err error, w io.Writer) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	if err != nil {
+		_, t.runErr = exitcode.Of(err)
+	}
+	t.stage.Flush(nil)
+	t.mu.Unlock()
+	t.exp.Shutdown(w)
+}
