@@ -133,9 +133,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 		return err
 	}
 	answer := c.answerStream(streams, p) // text mode on a terminal: the answer as it arrives
-	opts := c.runOptions(streams)
-	opts.CallEnv = tel.CallEnv
-	outcome := runner.Run{Plan: p, Options: opts, Session: sess, Permission: perm, Prompts: prompts,
+	outcome := runner.Run{Plan: p, Options: c.runOptions(streams), Session: sess, Permission: perm, Prompts: prompts,
 		Status: status, Answer: answer, Events: events, Telemetry: tel}.Execute(ctx)
 	text, err := runner.Ending{Outcome: outcome, StoppedByRequest: sess.StoppedByRequest(), Signal: streams.signals.Received()}.Answer(p)
 	tel.End(err, streams.Err)

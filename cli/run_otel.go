@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"io"
 	"time"
 
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/internal/runner"
-	"github.com/basecontext/base-context/internal/runredact"
-	"github.com/basecontext/base-context/stages"
 	"github.com/basecontext/base-context/telemetry"
 )
 
@@ -23,14 +20,7 @@ func (c *RunCmd) startTelemetry(streams *IO, models *provider.Models) (*runner.T
 	if !c.Otel && !telemetry.Enabled(streams.Getenv) {
 		return nil, nil
 	}
-	var redact stages.Stage
-	if c.OtelContent {
-		set, err := runredact.New(c.RedactRule.rules("redact-", models.Keys(c.APIKey)), streams.Getenv, io.Discard, false, false)
-		if err != nil {
-			return nil, Wrap(ExitUsage, err)
-		}
-		redact = set.Stage()
-	}
+	rules := c.RedactRule.rules("redact-", models.Keys(c.APIKey))
 	return runner.StartTelemetry(runner.TelemetryOptions{Getenv: streams.Getenv, Timeout: c.OtelTimeout,
-		Content: c.OtelContent, Redact: redact, Gated: len(c.Gate) > 0, Version: versionString()})
+		Content: c.OtelContent, Rules: &rules, Gated: len(c.Gate) > 0, Version: versionString()})
 }

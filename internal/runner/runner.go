@@ -47,7 +47,7 @@ type Options struct {
 	Outputs func(id string) string
 	// LongRun completes a configuration with compaction, autonomy, limits and gates.
 	LongRun func(cfg agent.Config, cwd string) agent.Config
-	// CallEnv adds to the environment of the commands of a tool call (Telemetry.CallEnv).
+	// CallEnv adds to the environment of the commands of a tool call (Run.Telemetry's).
 	CallEnv func(callID string) []string
 }
 
@@ -115,6 +115,9 @@ func (r Run) Execute(ctx context.Context) agent.Outcome {
 	}
 	r.Status.SetModel(p.Model.Provider + "/" + p.Model.ID)
 	r.Telemetry.Event(header)
+	if r.Telemetry != nil {
+		r.Options.CallEnv = r.Telemetry.CallEnv
+	}
 	emit := func(e codec.Event) error {
 		r.Telemetry.Event(e)
 		r.Status.Event(e)

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/filters"
 	"github.com/basecontext/base-context/internal/exitcode"
+	"github.com/basecontext/base-context/internal/runredact"
 	"github.com/basecontext/base-context/stages"
 	"github.com/basecontext/base-context/telemetry"
 )
@@ -28,7 +30,7 @@ type TelemetryOptions struct {
 	Getenv  func(string) string
 	Timeout time.Duration
 	Content bool
-	Redact  stages.Stage // the redaction of the contents exported (Content); nil: none
+	Rules   *filters.Redaction // the run's redaction rules, which redact the contents exported
 	Gated   bool         // the run has gates
 	Version string
 }
@@ -39,7 +41,14 @@ func StartTelemetry(o TelemetryOptions) (*Telemetry, error) {
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
-	t := &Telemetry{exp: exp, redact: o.Redact}
+	t := &Telemetry{exp: exp}
+	if o.Content {
+		set, err := runredact.New(*o.Rules, o.Getenv, io.Discard, false, false)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Usage, err)
+		}
+		t.redact = set.Stage()
+	}
 	t.mapper = telemetry.NewMapper(exp.Tracer(), telemetry.Options{Content: o.Content, Parent: o.Getenv("TRACEPARENT")})
 	t.stage = stages.NewOtel(t.mapper, stages.VerdictOptions{Gated: o.Gated, RunError: func() string { return t.runErr }})
 	return t, nil
