@@ -31,7 +31,7 @@ type TelemetryOptions struct {
 	Timeout time.Duration
 	Content bool
 	Rules   *filters.Redaction // the run's redaction rules, which redact the contents exported
-	Gated   bool         // the run has gates
+	Gated   bool               // the run has gates
 	Version string
 }
 
