@@ -248,6 +248,23 @@ func TestJaeger(t *testing.T) {
 	}
 	checkTree(t, j.traces(t, "bc-filter", 1)[0], "")
 
+	// --otel-content: the prompt and the tool's arguments, redacted by the run's rules (the
+	// default ones here) though the stream is not.
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	stream, _, _, _ = run("bc-content", j.otlp, append(agentArgs[:len(agentArgs)-1], "--otel-content", "work with "+token)...)
+	j.traces(t, "bc-content", 1)
+	resp, err := http.Get(j.query + "/api/traces?service=bc-content")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw bytes.Buffer
+	raw.ReadFrom(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(stream, token) || strings.Contains(raw.String(), token) ||
+		!strings.Contains(raw.String(), "[REDACTED:github-pat]") || !strings.Contains(raw.String(), "traceparent.txt") {
+		t.Errorf("--otel-content: the stream holds the token %v; the trace:\n%s", strings.Contains(stream, token), raw.String())
+	}
+
 	// A collector that is down: the run ends within the bound, one warning, same status.
 	down := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 	_, stderr, code, took := run("bc-down", down, append(agentArgs, "--otel-timeout", "1s")...)
