@@ -6,6 +6,8 @@ package telemetry
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -382,9 +384,9 @@ func (m *Mapper) endRun(end RunEnd) {
 	m.end(r.chat)
 	m.end(r.compaction)
 	m.mu.Lock()
-	for id, s := range m.tools {
-		s.SetStatus(codes.Error, "the run ended before the tool finished")
-		m.end(s)
+	for _, id := range slices.Sorted(maps.Keys(m.tools)) { // in an order of their own, not the map's
+		m.tools[id].SetStatus(codes.Error, "the run ended before the tool finished")
+		m.end(m.tools[id])
 		delete(m.tools, id)
 	}
 	m.mu.Unlock()
