@@ -17,7 +17,7 @@ type OtelCmd struct {
 // Run passes the stream through unchanged, exporting its runs as traces with their recorded
 // times; the collector's failure is a warning, not the filter's.
 func (c *OtelCmd) Run(streams *IO) error {
-	exp, err := telemetry.Start(streams.Getenv, c.Timeout, versionString())
+	exp, err := telemetry.Start(streams.Getenv, c.Timeout, versionString(), true)
 	if err != nil {
 		return Wrap(ExitUsage, err)
 	}

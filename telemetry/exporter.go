@@ -39,8 +39,9 @@ type Exporter struct {
 // (the OTLP exporters read OTEL_EXPORTER_OTLP_* themselves): OTEL_EXPORTER_OTLP_PROTOCOL
 // (or _TRACES_PROTOCOL) http/protobuf, the default, or grpc; OTEL_SERVICE_NAME and
 // OTEL_RESOURCE_ATTRIBUTES over service.name=base-context. The collector is not contacted
-// until spans are sent.
-func Start(getenv func(string) string, timeout time.Duration, version string) (*Exporter, error) {
+// until spans are sent. A recording (filter otel) makes spans much faster than a live run:
+// its queue holds more of them, so that a collector that is slow to take them loses none.
+func Start(getenv func(string) string, timeout time.Duration, version string, recorded bool) (*Exporter, error) {
 	e := &Exporter{timeout: timeout}
 	// The SDK's own reports (one per failed batch) would repeat on stderr: Shutdown says
 	// once what was lost and why.
@@ -72,7 +73,7 @@ func Start(getenv func(string) string, timeout time.Duration, version string) (*
 	}
 	e.provider = sdktrace.NewTracerProvider(sdktrace.WithResource(res),
 		sdktrace.WithSpanProcessor(endCounter{&e.ended}),
-		sdktrace.WithBatcher(countingExporter{exp, e}))
+		sdktrace.WithBatcher(countingExporter{exp, e}, batching(recorded)...))
 	return e, nil
 }
 
@@ -107,6 +108,15 @@ func (e *Exporter) failed(err error) {
 	e.mu.Lock()
 	e.lastErr = err
 	e.mu.Unlock()
+}
+
+// batching is the batch processor's queue: the SDK's default for a live run (2,048 spans),
+// 64 Ki spans (some 64 MB at most) for a recording.
+func batching(recorded bool) []sdktrace.BatchSpanProcessorOption {
+	if !recorded {
+		return nil
+	}
+	return []sdktrace.BatchSpanProcessorOption{sdktrace.WithMaxQueueSize(1 << 16), sdktrace.WithMaxExportBatchSize(2048)}
 }
 
 // countingExporter counts the spans its exporter took.

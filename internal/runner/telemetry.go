@@ -37,7 +37,7 @@ type TelemetryOptions struct {
 
 // StartTelemetry starts the exporter of a run.
 func StartTelemetry(o TelemetryOptions) (*Telemetry, error) {
-	exp, err := telemetry.Start(o.Getenv, o.Timeout, o.Version)
+	exp, err := telemetry.Start(o.Getenv, o.Timeout, o.Version, false)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
