@@ -21,7 +21,7 @@ const JaegerEnv = "BASE_CONTEXT_JAEGER"
 
 // jaeger is a Jaeger all-in-one with in-memory storage on loopback ports.
 type jaeger struct {
-	otlp, query string // OTLP over HTTP, the query API: http://127.0.0.1:port
+	otlp, grpc, query string // OTLP over HTTP and over gRPC, the query API: http://127.0.0.1:port
 }
 
 func freePort(t *testing.T) int {
@@ -102,7 +102,7 @@ exporters:
 			t.Logf("jaeger's output:\n%s", logs.String())
 		}
 	})
-	j := jaeger{otlp: fmt.Sprintf("http://127.0.0.1:%d", ports[2]), query: fmt.Sprintf("http://127.0.0.1:%d", ports[0])}
+	j := jaeger{otlp: fmt.Sprintf("http://127.0.0.1:%d", ports[2]), grpc: fmt.Sprintf("http://127.0.0.1:%d", ports[3]), query: fmt.Sprintf("http://127.0.0.1:%d", ports[0])}
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if resp, err := http.Get(j.query + "/api/services"); err == nil {
 			resp.Body.Close()
@@ -209,10 +209,11 @@ func TestJaeger(t *testing.T) {
 	if err := os.WriteFile(script, []byte(jaegerScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	protocol := "http/protobuf"
 	run := func(service, endpoint string, args ...string) (stdout, stderr string, code int, took time.Duration) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint, "OTEL_SERVICE_NAME="+service,
+		cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL="+protocol, "OTEL_SERVICE_NAME="+service,
 			"BASE_CONTEXT_HOME="+filepath.Join(dir, "home"), "TRACEPARENT=")
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -248,6 +249,12 @@ func TestJaeger(t *testing.T) {
 		t.Fatalf("filter otel: status %d, stderr %q, stream changed: %v", code, stderr, out != stream)
 	}
 	checkTree(t, j.traces(t, "bc-filter", 1)[0], "")
+	protocol = "grpc"
+	if _, stderr, code, _ := run("bc-grpc", j.grpc, "filter", "otel", rec); code != 0 || stderr != "" {
+		t.Fatalf("filter otel over grpc: status %d, stderr %q", code, stderr)
+	}
+	checkTree(t, j.traces(t, "bc-grpc", 1)[0], "")
+	protocol = "http/protobuf"
 
 	// --otel-content: the prompt and the tool's arguments, redacted by the run's rules (the
 	// default ones here) though the stream is not.
