@@ -205,7 +205,7 @@ func TestToolRunFacts(t *testing.T) {
 	if len(tool) != 1 || attr(tool[0], telemetry.AttrToolCallID).AsString() != "call_ls_1" || attr(tool[0], telemetry.AttrToolName).AsString() != "bash" {
 		t.Fatalf("tool spans %v", tool)
 	}
-	if attr(tool[0], telemetry.AttrToolArguments).Type() != attribute.INVALID {
+	if attr(tool[0], telemetry.AttrToolArguments).Type() != attribute.EMPTY {
 		t.Error("the tool's arguments exported without Content")
 	}
 	root := named(spans, telemetry.SpanRoot)[0]
