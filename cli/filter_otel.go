@@ -11,7 +11,7 @@ import (
 type OtelCmd struct {
 	FilterIO
 	Content bool          `help:"Export the messages, tool arguments and results too (as recorded: redact them first with 'filter redact')."`
-	Timeout time.Duration `default:"5s" help:"The longest wait at the end for the collector to take the last spans."`
+	Timeout time.Duration `help:"The longest wait at the end for the collector to take the last spans (default 5s)."`
 }
 
 // Run passes the stream through unchanged, exporting its runs as traces with their recorded

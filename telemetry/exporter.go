@@ -39,9 +39,12 @@ type Exporter struct {
 // (the OTLP exporters read OTEL_EXPORTER_OTLP_* themselves): OTEL_EXPORTER_OTLP_PROTOCOL
 // (or _TRACES_PROTOCOL) http/protobuf, the default, or grpc; OTEL_SERVICE_NAME and
 // OTEL_RESOURCE_ATTRIBUTES over service.name=base-context. The collector is not contacted
-// until spans are sent. A recording (filter otel) makes spans much faster than a live run:
+// until spans are sent; timeout (0: DefaultTimeout) bounds the flush at exit. A recording (filter otel) makes spans much faster than a live run:
 // its queue holds more of them, so that a collector that is slow to take them loses none.
 func Start(getenv func(string) string, timeout time.Duration, version string, recorded bool) (*Exporter, error) {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
 	e := &Exporter{timeout: timeout}
 	// The SDK's own reports (one per failed batch) would repeat on stderr: Shutdown says
 	// once what was lost and why.
