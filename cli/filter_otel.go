@@ -3,8 +3,7 @@ package cli
 import (
 	"time"
 
-	"github.com/basecontext/base-context/stages"
-	"github.com/basecontext/base-context/telemetry"
+	"github.com/basecontext/base-context/internal/runner"
 )
 
 // OtelCmd is `filter otel`.
@@ -17,12 +16,10 @@ type OtelCmd struct {
 // Run passes the stream through unchanged, exporting its runs as traces with their recorded
 // times; the collector's failure is a warning, not the filter's.
 func (c *OtelCmd) Run(streams *IO) error {
-	exp, err := telemetry.Start(streams.Getenv, c.Timeout, versionString(), true)
+	st, exp, err := runner.OtelFilter(streams.Getenv, c.Timeout, c.Content, versionString())
 	if err != nil {
-		return Wrap(ExitUsage, err)
+		return err
 	}
-	m := telemetry.NewMapper(exp.Tracer(), telemetry.Options{Recorded: true, Content: c.Content, Parent: streams.Getenv("TRACEPARENT")})
-	err = c.run(streams, stages.NewOtel(m, stages.VerdictOptions{}))
-	exp.Shutdown(streams.Err)
-	return err
+	defer exp.Shutdown(streams.Err)
+	return c.run(streams, st)
 }

@@ -92,3 +92,14 @@ func (t *Telemetry) End(err error, w io.Writer) {
 	t.mu.Unlock()
 	t.exp.Shutdown(w)
 }
+
+// OtelFilter is the stage of `filter otel` and its exporter, which the caller shuts down
+// when the stream has ended.
+func OtelFilter(getenv func(string) string, timeout time.Duration, content bool, version string) (*stages.Otel, *telemetry.Exporter, error) {
+	exp, err := telemetry.Start(getenv, timeout, version, true)
+	if err != nil {
+		return nil, nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	m := telemetry.NewMapper(exp.Tracer(), telemetry.Options{Recorded: true, Content: content, Parent: getenv("TRACEPARENT")})
+	return stages.NewOtel(m, stages.VerdictOptions{}), exp, nil
+}
