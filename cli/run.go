@@ -43,8 +43,8 @@ type RunCmd struct {
 	PromptFlags  `embed:"" group:"project"` // --system-prompt, --append-system-prompt, --no-context-files, -C (run_prompt.go)
 	LongRunFlags `group:"limits"`           // compaction, --autonomous, limits, gates (run_long.go)
 	RedactFlags  `group:"redaction"`        // --redact, --redact-session (run_redact.go)
-	OtelFlags    `group:"output"`           // --otel, --otel-content, --otel-timeout (run_otel.go)
 
+	runner.OtelFlags `group:"output"` // --otel, --otel-content, --otel-timeout
 }
 
 // Validate checks flag combinations kong cannot express.
@@ -128,7 +128,7 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if c.Mode == "json" {
 		events = streams.Out
 	}
-	tel, err := c.startTelemetry(streams, models)
+	tel, err := c.OtelFlags.Start(streams.Getenv, c.RedactRule.rules("redact-", models.Keys(c.APIKey)), len(c.Gate) > 0, versionString())
 	if err != nil {
 		return err
 	}

@@ -25,32 +25,33 @@ type Telemetry struct {
 	runErr string       // why the run did not complete, as its `error:` line says
 }
 
-// TelemetryOptions are a run's --otel flags and what they need of the run.
-type TelemetryOptions struct {
-	Getenv  func(string) string
-	Timeout time.Duration
-	Content bool
-	Rules   *filters.Redaction // the run's redaction rules, which redact the contents exported
-	Gated   bool               // the run has gates
-	Version string
+// OtelFlags are a run's --otel flags (kong tags; the command line embeds them).
+type OtelFlags struct {
+	Otel        bool          `help:"Export the run as OpenTelemetry traces over OTLP, where OTEL_EXPORTER_OTLP_ENDPOINT says (default http://localhost:4318); also BASE_CONTEXT_OTEL=1."`
+	OtelContent bool          `help:"With --otel: export the messages, tool arguments and results too, redacted by the run's redaction rules."`
+	OtelTimeout time.Duration `default:"5s" help:"With --otel: the longest the run waits at exit for the collector to take its last spans."`
 }
 
-// StartTelemetry starts the exporter of a run.
-func StartTelemetry(o TelemetryOptions) (*Telemetry, error) {
-	exp, err := telemetry.Start(o.Getenv, o.Timeout, o.Version, false)
+// Start starts the run's telemetry, nil without --otel (or BASE_CONTEXT_OTEL): rules are the
+// run's redaction rules, which redact the contents exported; gated says the run has gates.
+func (f *OtelFlags) Start(getenv func(string) string, rules filters.Redaction, gated bool, version string) (*Telemetry, error) {
+	if !f.Otel && !telemetry.Enabled(getenv) {
+		return nil, nil
+	}
+	exp, err := telemetry.Start(getenv, f.OtelTimeout, version, false)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
 	t := &Telemetry{exp: exp}
-	if o.Content {
-		set, err := runredact.New(*o.Rules, o.Getenv, io.Discard, false, false)
+	if f.OtelContent {
+		set, err := runredact.New(rules, getenv, io.Discard, false, false)
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.Usage, err)
 		}
 		t.redact = set.Stage()
 	}
-	t.mapper = telemetry.NewMapper(exp.Tracer(), telemetry.Options{Content: o.Content, Parent: o.Getenv("TRACEPARENT")})
-	t.stage = stages.NewOtel(t.mapper, stages.VerdictOptions{Gated: o.Gated, RunError: func() string { return t.runErr }})
+	t.mapper = telemetry.NewMapper(exp.Tracer(), telemetry.Options{Content: f.OtelContent, Parent: getenv("TRACEPARENT")})
+	t.stage = stages.NewOtel(t.mapper, stages.VerdictOptions{Gated: gated, RunError: func() string { return t.runErr }})
 	return t, nil
 }
 
