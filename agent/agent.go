@@ -612,7 +612,7 @@ func (a *Agent) execute(ctx context.Context, c *codec.ToolCall) (res tools.Resul
 			res = errorResult(fmt.Sprintf("tool %s failed: %v", c.Name, r))
 		}
 	}()
-	res, err := tool.Execute(ctx, c.Arguments, func(partial codec.ToolResult) {
+	res, err := tool.Execute(tools.WithCallID(ctx, c.ID), c.Arguments, func(partial codec.ToolResult) {
 		a.emit(&codec.ToolExecutionUpdate{ToolCallID: c.ID, ToolName: c.Name, Args: c.Arguments, PartialResult: partial})
 	})
 	if err != nil {

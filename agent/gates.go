@@ -78,7 +78,7 @@ func (a *Agent) runGates(ctx context.Context, report *GateReport) *gateFailure {
 		raw := gateArgs(command, a.cfg.Gates.Timeout)
 		id := fmt.Sprintf("gate-%d-%d", round, i+1)
 		a.emit(&codec.ToolExecutionStart{ToolCallID: id, ToolName: gateToolName, Args: raw})
-		res, err := bash[0].Execute(ctx, raw, func(partial codec.ToolResult) {
+		res, err := bash[0].Execute(tools.WithCallID(ctx, id), raw, func(partial codec.ToolResult) {
 			a.emit(&codec.ToolExecutionUpdate{ToolCallID: id, ToolName: gateToolName, Args: raw, PartialResult: partial})
 		})
 		if err != nil {

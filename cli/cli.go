@@ -29,16 +29,10 @@ type IO struct {
 	Out    io.Writer
 	Err    io.Writer
 	Getenv func(string) string
-	// StdinIsTerminal reports whether In is an interactive terminal.
-	StdinIsTerminal bool
-	// StdoutIsTerminal reports whether Out is an interactive terminal (text mode then
-	// streams the answer as it arrives).
-	StdoutIsTerminal bool
-	// StderrIsTerminal reports whether Err is an interactive terminal (text mode then
-	// shows a status line there).
-	StderrIsTerminal bool
-	// TerminalWidth is the number of columns of Err's terminal; nil: terminal.DefaultWidth.
-	TerminalWidth func() int
+	// Which streams are interactive terminals: text mode then streams the answer to stdout
+	// and shows a status line on stderr, TerminalWidth columns wide (nil: the default).
+	StdinIsTerminal, StdoutIsTerminal, StderrIsTerminal bool
+	TerminalWidth                                       func() int
 
 	signals *signals.Watch // set by Run: the stop signals, for the commands that ask
 }
@@ -122,7 +116,7 @@ func parserOptions(streams IO) []kong.Option {
 		kong.Vars{"tools": strings.Join(tools.Names(), ",")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(printHelp),
-		cmdline.LongHelp(helpTexts, "help/", defaultCommand, exitStatuses),
+		cmdline.LongHelp(helpTexts, "help/", defaultCommand, exitcode.Statuses),
 		kong.ExplicitGroups(runFlagGroups),
 		kong.Bind(&streams),
 	}
@@ -137,7 +131,7 @@ func Run(args []string, streams IO) (code int) {
 	defer streams.signals.Stop()
 	parser, err := parserFor(args, streams)
 	if err != nil {
-		return printExit(streams, Wrap(ExitUsage, err))
+		return printExit(streams, exitcode.Wrap(exitcode.Usage, err))
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -147,16 +141,16 @@ func Run(args []string, streams IO) (code int) {
 			}
 			code = req.code
 			if code != 0 {
-				code = ExitUsage
+				code = exitcode.Usage
 			}
 		}
 	}()
 	ctx, err := cmdline.Parse(parser, args, defaultCommand)
 	if err != nil { // EPIPE, the reader of --help gone (| head), exits 0 quietly
-		return printExit(streams, Wrap(ExitUsage, err))
+		return printExit(streams, exitcode.Wrap(exitcode.Usage, err))
 	}
 	if err := cmdline.CheckBounds(ctx); err != nil { // the flags' bound tags, for every command
-		return printExit(streams, Wrap(ExitUsage, err))
+		return printExit(streams, exitcode.Wrap(exitcode.Usage, err))
 	}
 	if cmd := strings.Fields(ctx.Command()); len(cmd) > 0 {
 		if err := unsupported(cmd[0]); err != nil {

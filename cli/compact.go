@@ -7,6 +7,7 @@ import (
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // CompactCmd is `base-context compact <id> [instructions]`: a manual compaction of a saved
@@ -25,7 +26,7 @@ type CompactCmd struct {
 func (c *CompactCmd) Run(streams *IO) error {
 	path, err := control.FindSaved(c.folder(streams).Dir, c.ID)
 	if err != nil {
-		return Wrap(ExitUsage, err)
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	out := codec.NewLineWriter(streams.Out)
 	err = agent.CompactSaved(streams.signals.Context(), path, agent.SavedCompaction{
@@ -39,7 +40,7 @@ func (c *CompactCmd) Run(streams *IO) error {
 		return err
 	}
 	if _, failed := errors.AsType[*agent.CompactionError](err); failed {
-		return Fail(ExitFailure, err.Error())
+		return exitcode.New(exitcode.Failure, err.Error())
 	}
-	return Wrap(ExitUsage, err) // the session could not be opened, or the model resolved
+	return exitcode.Wrap(exitcode.Usage, err) // the session could not be opened, or the model resolved
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/basecontext/base-context/agent"
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/tools"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/settings"
 )
 
@@ -26,7 +27,7 @@ func (c *ConfigCmd) Run(streams *IO) error {
 	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		return Fail(ExitUsage, err.Error())
+		return exitcode.New(exitcode.Usage, err.Error())
 	}
 	sources, err := run.Run.PromptFlags.applySettings(streams, kctx)
 	if err != nil {

@@ -20,25 +20,25 @@ func (codedError) ExitCode() int { return 7 }
 // Every error maps to one exit status and one error line, however it is wrapped, and keeps
 // its cause.
 func TestExitCodeOfErrors(t *testing.T) {
-	usage := Fail(ExitUsage, "bad flag")
+	usage := exitcode.New(exitcode.Usage, "bad flag")
 	for _, c := range []struct {
 		name string
 		err  error
 		code int
 		msg  string
 	}{
-		{"nil", nil, ExitOK, ""},
-		{"plain", errors.New("boom"), ExitFailure, "boom"},
-		{"Fail", usage, ExitUsage, "bad flag"},
-		{"Fail wrapped", fmt.Errorf("while starting: %w", usage), ExitUsage, "while starting: bad flag"},
-		{"Fail wrapped twice", fmt.Errorf("a: %w", fmt.Errorf("b: %w", Fail(ExitLimit, "max turns"))), ExitLimit, "a: b: max turns"},
-		{"silent", Fail(ExitGate, ""), ExitGate, ""},
-		{"silent wrapped", fmt.Errorf("x: %w", Fail(ExitInterrupted, "")), ExitInterrupted, ""},
-		{"Wrap", Wrap(ExitUsage, fs.ErrNotExist), ExitUsage, "file does not exist"},
-		{"joined", errors.Join(errors.New("first"), Fail(ExitTerminated, "terminated")), ExitTerminated, "first\nterminated"},
+		{"nil", nil, exitcode.OK, ""},
+		{"plain", errors.New("boom"), exitcode.Failure, "boom"},
+		{"Fail", usage, exitcode.Usage, "bad flag"},
+		{"Fail wrapped", fmt.Errorf("while starting: %w", usage), exitcode.Usage, "while starting: bad flag"},
+		{"Fail wrapped twice", fmt.Errorf("a: %w", fmt.Errorf("b: %w", exitcode.New(exitcode.Limit, "max turns"))), exitcode.Limit, "a: b: max turns"},
+		{"silent", exitcode.New(exitcode.Gate, ""), exitcode.Gate, ""},
+		{"silent wrapped", fmt.Errorf("x: %w", exitcode.New(exitcode.Interrupted, "")), exitcode.Interrupted, ""},
+		{"Wrap", exitcode.Wrap(exitcode.Usage, fs.ErrNotExist), exitcode.Usage, "file does not exist"},
+		{"joined", errors.Join(errors.New("first"), exitcode.New(exitcode.Terminated, "terminated")), exitcode.Terminated, "first\nterminated"},
 		{"another package's", fmt.Errorf("wrapped: %w", codedError{}), 7, "wrapped: their reason"},
-		{"broken pipe", &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}, ExitOK, ""},
-		{"broken pipe with a status", Wrap(ExitFailure, syscall.EPIPE), ExitOK, ""},
+		{"broken pipe", &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}, exitcode.OK, ""},
+		{"broken pipe with a status", exitcode.Wrap(exitcode.Failure, syscall.EPIPE), exitcode.OK, ""},
 	} {
 		code, msg := exitcode.Of(c.err)
 		if code != c.code || msg != c.msg {
@@ -48,15 +48,15 @@ func TestExitCodeOfErrors(t *testing.T) {
 }
 
 func TestExitErrorKeepsItsCause(t *testing.T) {
-	err := fmt.Errorf("open: %w", Wrap(ExitUsage, fs.ErrPermission))
+	err := fmt.Errorf("open: %w", exitcode.Wrap(exitcode.Usage, fs.ErrPermission))
 	if !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("errors.Is does not find the cause through %v", err)
 	}
-	var ee *ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitUsage {
-		t.Errorf("errors.As finds no ExitError with status 2 in %v", err)
+	var ee *exitcode.Error
+	if !errors.As(err, &ee) || ee.ExitCode() != exitcode.Usage {
+		t.Errorf("errors.As finds no exitcode.Error with status 2 in %v", err)
 	}
-	if Wrap(ExitUsage, nil) != nil {
-		t.Error("Wrap(nil) is not nil")
+	if exitcode.Wrap(exitcode.Usage, nil) != nil {
+		t.Error("exitcode.Wrap(nil) is not nil")
 	}
 }

@@ -23,6 +23,7 @@ type FilterCmd struct {
 	Validate ValidateCmd `cmd:"" help:"Check a stream against its specification (docs/stream.md); report each violation on stderr."`
 	Redact   RedactCmd   `cmd:"" help:"Replace secrets (API keys, tokens, private keys, passwords) in every string with [REDACTED:<rule>]."`
 	HTML     HTMLCmd     `cmd:"" name:"html" help:"Write a self-contained HTML report of a recorded run: verdict, cost, timeline, problems, transcript."`
+	Otel     OtelCmd     `cmd:"" help:"Export the runs of a recorded stream as OpenTelemetry traces (docs/telemetry.md); the stream passes through unchanged."`
 }
 
 // Run lists the filters when none is named: `base-context filter` is a question, not a

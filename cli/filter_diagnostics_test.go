@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/basecontext/base-context/cli"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // writeCounter counts the writes made to it.
@@ -32,7 +33,7 @@ func TestFilterDiagnosticsAreWrittenInBlocks(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stderr writeCounter
 			code := cli.Run(args, cli.IO{In: strings.NewReader(input), Out: &bytes.Buffer{}, Err: &stderr})
-			if code != cli.ExitFailure {
+			if code != exitcode.Failure {
 				t.Fatalf("exit %d, want 1; stderr:\n%.300s", code, stderr.String())
 			}
 			if lines := strings.Count(stderr.String(), "\n"); lines < bad {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/basecontext/base-context/filters"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -20,7 +21,7 @@ type HeaderCmd struct {
 func (c *HeaderCmd) Run(streams *IO) error {
 	opts, err := filters.Header{ID: c.ID, Cwd: c.Cwd, Timestamp: c.Timestamp, Force: c.Force, Stamp: c.Stamp, Seq: c.Seq}.Options()
 	if err != nil {
-		return Wrap(ExitUsage, err)
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return c.run(streams, stages.NewHeader(opts))
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/basecontext/base-context/filters"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -20,7 +21,7 @@ func (c *RedactCmd) Run(streams *IO) error {
 	}
 	r, err := c.RedactRuleFlags.Redactor("", streams.Getenv, streams.Err)
 	if err != nil {
-		return Wrap(ExitUsage, err)
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	err = c.run(streams, stages.NewRedact(r))
 	if c.Report {

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/basecontext/base-context/filters"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -22,7 +23,7 @@ type RunFacts struct {
 
 // check fails with a usage error, before any input is read, when --stderr cannot be opened.
 func (r *RunFacts) check() error {
-	return Wrap(ExitUsage, (&filters.RunStderr{Path: r.Stderr}).Check())
+	return exitcode.Wrap(exitcode.Usage, (&filters.RunStderr{Path: r.Stderr}).Check())
 }
 
 // options returns the verdict options these facts give, with the --stderr it reads.

@@ -7,12 +7,13 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/internal/cmdline"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // manPage is what the man page says besides the commands and flags of the model.
 var manPage = cmdline.ManPage{
 	Version:  Version,
-	Exits:    exitStatuses,
+	Exits:    exitcode.Statuses,
 	Synopsis: []string{"[flags] PROMPT ...", "<command> [flags] [arguments ...]"},
 	Environment: [][2]string{
 		{"BASE_CONTEXT_HOME", "The home of settings, models.json, sessions and running sessions (default: ~/.base-context)."},
@@ -59,7 +60,7 @@ func (c *HelpCmd) Run(k *kong.Context, streams *IO) error {
 			if best != "" {
 				msg += fmt.Sprintf("; did you mean %q?", best)
 			}
-			return Fail(ExitUsage, msg+" ('base-context help' lists the commands)")
+			return exitcode.New(exitcode.Usage, msg+" ('base-context help' lists the commands)")
 		}
 	}
 	_, err := k.Kong.Parse(append(append([]string(nil), c.Command...), "--help"))

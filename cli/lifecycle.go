@@ -49,4 +49,6 @@ func (c *AttachCmd) Run(streams *IO) error {
 }
 
 // unsupported says why a command (or --detach) cannot run on this system; nil: it can.
-func unsupported(command string) error { return Wrap(ExitUsage, control.Unsupported(command)) }
+func unsupported(command string) error {
+	return exitcode.Wrap(exitcode.Usage, control.Unsupported(command))
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/mcp"
 )
 
@@ -12,7 +13,7 @@ func mcpWhere(streams *IO, dir string) (mcp.Where, error) {
 	if control.HasHome(streams.Getenv) {
 		w.LogDir = streams.home().Logs()
 	}
-	return w, Wrap(ExitUsage, err)
+	return w, exitcode.Wrap(exitcode.Usage, err)
 }
 
 // MCPCmd is `mcp`: the configured MCP servers, connected to.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/basecontext/base-context/agent/provider"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // ModelFlags choose the model a run talks to; shared by the commands that call a model.
@@ -27,7 +28,7 @@ func newModels(streams *IO) *provider.Models {
 func (f *ModelFlags) resolve(streams *IO, models *provider.Models, saved string) (provider.Model, provider.Provider, error) {
 	m, p, err := models.Resolve(provider.Choice{Model: f.Model, Provider: f.Provider, APIKey: f.APIKey, Script: f.Script,
 		StreamIdleTimeout: f.StreamIdleTimeout, Warn: streams.warn}, saved)
-	return m, p, Wrap(ExitUsage, err)
+	return m, p, exitcode.Wrap(exitcode.Usage, err)
 }
 
 // ModelsCmd is `base-context models`.
@@ -39,7 +40,7 @@ type ModelsCmd struct {
 func (c *ModelsCmd) Run(streams *IO) error {
 	reg, err := newModels(streams).Registry()
 	if err != nil {
-		return Wrap(ExitUsage, err)
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return reg.List(streams.Out, streams.Getenv, c.JSON)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/cmdline"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/internal/runner"
 	"github.com/basecontext/base-context/internal/runredact"
 	"github.com/basecontext/base-context/mcp"
@@ -56,6 +57,7 @@ type RunCmd struct {
 	runredact.RedactFlags    `group:"redaction"`        // --redact, --redact-session, --redact-*
 	skills.RunFlags          `embed:"" group:"project"` // --skill, --no-skills, --require-skill
 
+	runner.OtelFlags `group:"output"` // --otel, --otel-content, --otel-timeout
 }
 
 // Validate checks flag combinations kong cannot express.
@@ -154,10 +156,15 @@ func (c *RunCmd) run(ctx context.Context, streams *IO, set settled, resident *co
 	if c.Mode == "json" {
 		events = streams.Out
 	}
+	tel, err := c.OtelFlags.Start(streams.Getenv, c.RedactRule.Redaction("redact-", models.Keys(c.APIKey)), len(c.Gate) > 0, versionString())
+	if err != nil {
+		return err
+	}
 	answer := c.answerStream(streams, p) // text mode on a terminal: the answer as it arrives
 	outcome := runner.Run{Plan: p, Options: c.runOptions(streams), Session: sess, Permission: perm, Prompts: prompts,
-		Status: status, Answer: answer, Events: events}.Execute(ctx)
+		Status: status, Answer: answer, Events: events, Telemetry: tel}.Execute(ctx)
 	text, err := runner.Ending{Outcome: outcome, StoppedByRequest: sess.StoppedByRequest(), Signal: streams.signals.Received()}.Answer(p)
+	tel.End(err, streams.Err)
 	if err != nil {
 		return err
 	}
@@ -179,7 +186,7 @@ func (c *RunCmd) toolset(opts tools.Options) ([]tools.Tool, error) {
 		return nil, nil
 	case c.Tools != "":
 		ts, err := tools.SelectList(opts, c.Tools)
-		return ts, Wrap(ExitUsage, err)
+		return ts, exitcode.Wrap(exitcode.Usage, err)
 	}
 	return tools.All(opts), nil
 }

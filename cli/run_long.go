@@ -6,6 +6,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/basecontext/base-context/agent"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // checkGiven refuses the limits given on the command line that are not positive and
@@ -14,7 +15,7 @@ func checkLimitsGiven(kctx *kong.Context) error {
 	for _, p := range kctx.Path {
 		if p.Flag != nil && slices.Contains(agent.LimitFlags, p.Flag.Name) {
 			if err := agent.CheckLimit(p.Flag.Value.Target.Interface()); err != nil {
-				return Fail(ExitUsage, fmt.Sprintf("--%s %s", p.Flag.Name, err))
+				return exitcode.New(exitcode.Usage, fmt.Sprintf("--%s %s", p.Flag.Name, err))
 			}
 		}
 	}

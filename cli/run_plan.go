@@ -7,6 +7,7 @@ import (
 	"github.com/basecontext/base-context/agent/provider"
 	"github.com/basecontext/base-context/agent/tools"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/internal/runner"
 )
 
@@ -28,7 +29,7 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 	}
 	source, err := choice.Load(streams.home().Registry())
 	if err != nil {
-		return nil, Wrap(ExitUsage, err)
+		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
 	p.Source = source
 	defer func() {
@@ -41,7 +42,7 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 		return nil, err
 	}
 	if err := agent.CheckBudget(c.MaxCost, p.Model); err != nil {
-		return nil, Fail(ExitUsage, "--max-cost: "+err.Error())
+		return nil, exitcode.New(exitcode.Usage, "--max-cost: "+err.Error())
 	}
 	toolset, err := c.toolset(tools.Options{Cwd: p.Cwd}) // checked before the session starts
 	if err != nil {
@@ -59,7 +60,7 @@ func (c *RunCmd) plan(streams *IO, models *provider.Models, set settled, residen
 	}
 	p.Warn = streams.warn
 	if p.Skills, err = c.RunFlags.Prepare(string(streams.home()), p.Cwd, streams.warn); err != nil {
-		return nil, Wrap(ExitUsage, err)
+		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
 	if p.SystemPrompt, err = c.PromptFlags.systemPrompt(streams, p.Cwd, p.ToolNames, p.Skills.Catalog); err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ func TestSignalWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-ctx.Done()
-	if code, msg := exitcode.Of(signalErr(&w)); code != ExitTerminated || msg != "terminated" {
+	if code, msg := exitcode.Of(signalErr(&w)); code != exitcode.Terminated || msg != "terminated" {
 		t.Errorf("exit %d %q, want 143 terminated", code, msg)
 	}
 	if w.Context() != ctx {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/basecontext/base-context/agent/prompt"
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/internal/runner"
 	"github.com/basecontext/base-context/terminal"
 )
@@ -35,13 +36,13 @@ func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Stat
 		if stopped := signalErr(streams.signals); stopped != nil {
 			return nil, stopped
 		}
-		return nil, Fail(ExitFailure, err.Error())
+		return nil, exitcode.New(exitcode.Failure, err.Error())
 	}
 	if err != nil {
-		return nil, Fail(ExitUsage, err.Error())
+		return nil, exitcode.New(exitcode.Usage, err.Error())
 	}
 	if err := ps.Check(p.Model); err != nil {
-		return nil, Fail(ExitUsage, err.Error())
+		return nil, exitcode.New(exitcode.Usage, err.Error())
 	}
 	return ps, nil
 }
@@ -50,9 +51,9 @@ func (c *RunCmd) prompts(ctx context.Context, streams *IO, status *terminal.Stat
 func (f *PromptFlags) workDir() (string, error) {
 	dir, err := control.WorkDir(f.Cwd)
 	if _, bad := errors.AsType[*control.DirError](err); bad {
-		return "", Fail(ExitUsage, "--cwd: "+err.Error())
+		return "", exitcode.New(exitcode.Usage, "--cwd: "+err.Error())
 	}
-	return dir, Wrap(ExitUsage, err)
+	return dir, exitcode.Wrap(exitcode.Usage, err)
 }
 
 // systemPrompt is the run's system prompt (package prompt); instructions files that cannot
@@ -62,7 +63,7 @@ func (f *PromptFlags) systemPrompt(streams *IO, cwd string, toolNames []string, 
 		InstructionsHome: string(streams.home()), NoInstructions: f.NoContextFiles, Now: time.Now(),
 		Warn: streams.warn}.Build()
 	if err != nil {
-		return "", Fail(ExitUsage, err.Error())
+		return "", exitcode.New(exitcode.Usage, err.Error())
 	}
 	return text, nil
 }

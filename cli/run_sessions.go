@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/internal/runner"
 	"github.com/basecontext/base-context/internal/signals"
 )
@@ -22,17 +23,14 @@ type SessionFlags struct {
 // the foreground process of a --detach run chose.
 func (c *RunCmd) chooseSession(streams *IO, cwd, id string) (control.Choice, error) {
 	if c.NoSession && (c.Resume != "" || c.Continue || c.Fork != "") {
-		return control.Choice{}, Fail(ExitUsage, "--resume, --continue and --fork work on saved sessions: they exclude --no-session")
+		return control.Choice{}, exitcode.New(exitcode.Usage, "--resume, --continue and --fork work on saved sessions: they exclude --no-session")
 	}
 	choice, err := control.Choose(c.folder(streams).Dir, cwd, control.Which{Resume: c.Resume, Continue: c.Continue, Fork: c.Fork}, id)
-	return choice, Wrap(ExitUsage, err)
+	return choice, exitcode.Wrap(exitcode.Usage, err)
 }
 
-// runSession is the session a run writes and the run's place in the registry.
-type runSession = control.Registered
-
 // openSession opens the plan's session and registers the run. The caller must Close it.
-func (c *RunCmd) openSession(streams *IO, p *runner.Plan) (*runSession, error) {
+func (c *RunCmd) openSession(streams *IO, p *runner.Plan) (*control.Registered, error) {
 	signals.CatchFileSizeLimit()
 	return c.folder(streams).OpenRun(p.Source, control.OpenOptions{Cwd: p.Cwd, Memory: c.NoSession,
 		Rewrite: p.Redaction.SessionLines(), Warn: warn(streams)}, p.Resident,

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 var updateSchema = flag.Bool("update", false, "rewrite docs/schema/*.schema.json from `base-context schema`")
@@ -46,7 +48,7 @@ func TestSchemaFiles(t *testing.T) {
 // --rpc takes a direction or nothing; any other value is a usage error naming the choices.
 func TestSchemaRPCDirection(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := Run([]string{"schema", "--rpc=input"}, IO{Out: &out, Err: &errOut}); code != ExitUsage || out.Len() != 0 ||
+	if code := Run([]string{"schema", "--rpc=input"}, IO{Out: &out, Err: &errOut}); code != exitcode.Usage || out.Len() != 0 ||
 		!strings.Contains(errOut.String(), `one of commands, output (not "input")`) {
 		t.Errorf("schema --rpc=input: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/basecontext/base-context/control"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/report"
 	"github.com/basecontext/base-context/stages"
 )
@@ -47,7 +48,7 @@ type SessionsListCmd struct {
 func (c *SessionsListCmd) Run(streams *IO) error {
 	limit, err := strconv.Atoi(cmp.Or(c.Limit, "50"))
 	if err != nil || limit < 0 {
-		return Fail(ExitUsage, fmt.Sprintf("--limit %q: expected a number of sessions, 0 for all", c.Limit))
+		return exitcode.New(exitcode.Usage, fmt.Sprintf("--limit %q: expected a number of sessions, 0 for all", c.Limit))
 	}
 	return c.folder(streams).List(streams.Out, streams.Err, c.All, c.JSON, limit)
 }
@@ -99,7 +100,7 @@ type SessionsPruneCmd struct {
 func (c *SessionsPruneCmd) Run(streams *IO) error {
 	age, err := control.ParseAge(c.OlderThan)
 	if err != nil {
-		return Fail(ExitUsage, "--older-than: "+err.Error())
+		return exitcode.New(exitcode.Usage, "--older-than: "+err.Error())
 	}
 	return c.folder(streams).Prune(streams.Err, time.Now().Add(-age), c.Keep, c.DryRun)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/alecthomas/kong"
+	"github.com/basecontext/base-context/internal/exitcode"
 	"github.com/basecontext/base-context/settings"
 )
 
@@ -24,7 +25,7 @@ func (c *RunCmd) settle(streams *IO, kctx *kong.Context) (settled, error) {
 	if sources.File("model") != "" {
 		s.model, c.Model = c.Model, ""
 	}
-	return s, Wrap(ExitUsage, c.Validate(kctx))
+	return s, exitcode.Wrap(exitcode.Usage, c.Validate(kctx))
 }
 
 // applySettings fills in the flags of kctx the command line does not give from the settings
@@ -35,5 +36,5 @@ func (f *PromptFlags) applySettings(streams *IO, kctx *kong.Context) (settings.S
 		return nil, err
 	}
 	sources, err := settings.Apply(string(streams.home()), cwd, kctx)
-	return sources, Wrap(ExitUsage, err)
+	return sources, exitcode.Wrap(exitcode.Usage, err)
 }

@@ -23,7 +23,7 @@ func TestSignalCancelsWithItsCause(t *testing.T) {
 	if cause := context.Cause(ctx); cause == nil || cause.Error() != "terminated (SIGTERM)" {
 		t.Errorf("cause %v, want terminated (SIGTERM)", cause)
 	}
-	if code, msg, ok := exitcode.Signal(w.Received()); !ok || code != ExitTerminated || msg != "terminated" {
+	if code, msg, ok := exitcode.Signal(w.Received()); !ok || code != exitcode.Terminated || msg != "terminated" {
 		t.Errorf("exit %d %q %v", code, msg, ok)
 	}
 }

@@ -42,8 +42,5 @@ func (c *RunCmd) answerStream(streams *IO, p *runner.Plan) *terminal.Answer {
 	if c.Mode != "text" || !streams.StdoutIsTerminal || c.Print || p.Schema != nil {
 		return nil
 	}
-	if p.Redaction != nil {
-		return terminal.NewAnswer(streams.Out, p.Redaction.Stream)
-	}
-	return terminal.NewAnswer(streams.Out, nil)
+	return terminal.NewAnswer(streams.Out, p.Redaction.StreamRedactor())
 }

@@ -32,6 +32,7 @@ type File struct {
 	Tools             *[]string `json:"tools"`
 	StreamIdleTimeout *Duration `json:"streamIdleTimeout"`
 	Sandbox           *string   `json:"sandbox"`
+	Otel              *bool     `json:"otel"`
 	Permissions       *struct {
 		Allow    *[]string `json:"allow"`
 		Deny     *[]string `json:"deny"`
@@ -74,6 +75,7 @@ type Key struct{ Name, Flag string }
 var Keys = []Key{
 	{"model", "model"}, {"thinking", "thinking"}, {"tools", "tools"}, {"streamIdleTimeout", "stream-idle-timeout"},
 	{"sandbox", "sandbox"},
+	{"otel", "otel"},
 	{"permissions.allow", "allow"}, {"permissions.deny", "deny"},
 	{"permissions.mode", "permission-mode"}, {"permissions.readOnly", "read-only"},
 	{"compaction.auto", "compaction"}, {"compaction.reserve", "compaction-reserve"}, {"compaction.keep", "compaction-keep"},

@@ -2,6 +2,7 @@ package stages_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -20,6 +21,8 @@ import (
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/redact"
 	"github.com/basecontext/base-context/stages"
+	"github.com/basecontext/base-context/telemetry"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // The frames a stage is handed are lent (see Stage): a reader pushes every line in the same
@@ -131,7 +134,24 @@ var subjects = []subject{
 		return stages.NewText(w, stages.TextOptions{Follow: true, Thinking: true})
 	}),
 	sinkSubject("verdict", func(w io.Writer) stages.Sink { return stages.NewVerdict(w, stages.VerdictOptions{}) }),
+	{name: "otel", stage: func(_ testing.TB, report io.Writer) stages.Stage {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spanReport{report}))
+		return stages.NewOtel(telemetry.NewMapper(tp.Tracer("held"), telemetry.Options{Recorded: true, Content: true}), stages.VerdictOptions{})
+	}},
 }
+
+// spanReport writes each span it exports as a line of text: its name, times, attributes,
+// events and status.
+type spanReport struct{ w io.Writer }
+
+func (r spanReport) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
+	for _, s := range spans {
+		fmt.Fprintln(r.w, s.Name(), s.StartTime().UnixMilli(), s.EndTime().UnixMilli(), s.Attributes(), s.Events(), s.Status())
+	}
+	return nil
+}
+
+func (spanReport) Shutdown(context.Context) error { return nil }
 
 // The subjects are every stage and sink the package exports: a type with a Push or Consume
 // method.

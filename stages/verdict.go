@@ -23,6 +23,17 @@ const (
 	VerdictTerminated  = "terminated"  // 143
 )
 
+// VerdictExit maps a verdict status to the exit status of the run.
+var VerdictExit = map[string]int{
+	VerdictCompleted:   exitcode.OK,
+	VerdictFailed:      exitcode.Failure,
+	VerdictLimit:       exitcode.Limit,
+	VerdictGate:        exitcode.Gate,
+	VerdictHangup:      exitcode.Hangup,
+	VerdictInterrupted: exitcode.Interrupted,
+	VerdictTerminated:  exitcode.Terminated,
+}
+
 // VerdictOptions is what the stream cannot say by itself.
 type VerdictOptions struct {
 	// Gated says the run was configured with gates: one that never ran is not a passed gate.

@@ -108,6 +108,7 @@ func (t *bashTool) Execute(ctx context.Context, raw json.RawMessage, update func
 		cmd.ExtraFiles = []*os.File{lifelineRead} // fd 3
 	}
 	cmd.Dir = dir
+	cmd.Env = t.opts.commandEnv(ctx)
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = pw // one pipe for both, so the order of writes is kept
 	cmd.Stderr = pw

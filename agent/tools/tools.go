@@ -77,6 +77,29 @@ type Options struct {
 	Hidden func(path string) bool
 	// Sandbox is what bash runs under and what write and edit check; nil: no sandbox.
 	Sandbox *sandbox.Sandbox
+	// CallEnv, when not nil, gives variables to add to the environment of the commands of
+	// the tool call whose id it is given (WithCallID): --otel's TRACEPARENT of its span.
+	CallEnv func(callID string) []string
+}
+
+type callIDKey struct{}
+
+// WithCallID tells the tool run with ctx the id of its call.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// commandEnv is the environment of a command the tool call of ctx runs: nil (the process's)
+// unless CallEnv adds to it.
+func (o Options) commandEnv(ctx context.Context) []string {
+	if o.CallEnv == nil {
+		return nil
+	}
+	id, _ := ctx.Value(callIDKey{}).(string)
+	if add := o.CallEnv(id); len(add) > 0 {
+		return append(os.Environ(), add...)
+	}
+	return nil
 }
 
 // RedactStream redacts one text that arrives in pieces: each call returns the redacted text

@@ -6,13 +6,11 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/basecontext/base-context/internal/exitcode"
 )
 
 // ExitStatus is one row of a man page's EXIT STATUS.
-type ExitStatus struct {
-	Codes   []int
-	Meaning string
-}
+type ExitStatus = exitcode.Status
 
 // ManPage is what a man page says besides the commands: kong's model has those.
 type ManPage struct {

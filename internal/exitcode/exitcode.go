@@ -21,6 +21,22 @@ const (
 	Terminated  = 143 // SIGTERM
 )
 
+// Status says what one or more statuses mean, for --help and the man page.
+type Status struct {
+	Codes   []int
+	Meaning string
+}
+
+// Statuses are the meanings of every status: the README's table.
+var Statuses = []Status{
+	{Codes: []int{OK}, Meaning: "completed (and every gate passed); a filter saw only valid lines"},
+	{Codes: []int{Failure}, Meaning: "the run failed; a filter met lines that are not JSON objects"},
+	{Codes: []int{Usage}, Meaning: "usage or startup error (bad flags, a mistyped command, no API key, …)"},
+	{Codes: []int{Limit}, Meaning: "an autonomous run was stopped by a limit"},
+	{Codes: []int{Gate}, Meaning: "a gate failed or never ran"},
+	{Codes: []int{Hangup, Interrupted, Terminated}, Meaning: "hung up (SIGHUP), interrupted (SIGINT), terminated (SIGTERM)"},
+}
+
 // Error is an error that knows the status the process exits with. Msg is printed as
 // "error: <msg>" on stderr (an empty one prints nothing: the reason was already reported);
 // Err, when set, is the cause, which errors.Is and errors.As still find.

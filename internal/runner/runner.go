@@ -72,13 +72,15 @@ type Options struct {
 	Outputs func(id string) string
 	// LongRun completes a configuration with compaction, autonomy, limits and gates.
 	LongRun func(cfg agent.Config, cwd string) agent.Config
+	// CallEnv adds to the environment of the commands of a tool call (Run.Telemetry's).
+	CallEnv func(callID string) []string
 }
 
 // AgentConfig completes base (the session's store, the output, the permission) into the
 // configuration of the agent of session id: the plan's model and prompt, the tools (their
 // full outputs in the session's folder), thinking, retries, compaction, limits and gates.
 func (p *Plan) AgentConfig(o Options, id string, base agent.Config) agent.Config {
-	toolOpts := tools.Options{Cwd: p.Cwd, TempDir: o.Outputs(id), Redact: p.Redaction.ToolRedaction(), Sandbox: p.Sandbox}
+	toolOpts := tools.Options{Cwd: p.Cwd, TempDir: o.Outputs(id), Redact: p.Redaction.ToolRedaction(), Sandbox: p.Sandbox, CallEnv: o.CallEnv}
 	if h, ok := base.Permission.(agent.Hider); ok {
 		toolOpts.Hidden = h.Hidden // what grep, find and ls show follows the deny rules
 	}
@@ -124,6 +126,7 @@ type Run struct {
 	Status     *terminal.Status
 	Answer     *terminal.Answer // text mode on a terminal: the answer as it arrives; nil otherwise
 	Events     io.Writer        // json mode: where the event stream goes; nil in text mode
+	Telemetry  *Telemetry       // --otel; nil without
 }
 
 // Execute runs the agent on the prompts: the first opens the run (after what the session
@@ -144,7 +147,12 @@ func (r Run) Execute(ctx context.Context) agent.Outcome {
 		events = stages.NewEventWriter(p.OutputChain(r.Options, h), r.Events)
 	}
 	r.Status.SetModel(p.Model.Provider + "/" + p.Model.ID)
+	r.Telemetry.Event(header)
+	if r.Telemetry != nil {
+		r.Options.CallEnv = r.Telemetry.CallEnv
+	}
 	emit := func(e codec.Event) error {
+		r.Telemetry.Event(e)
 		r.Status.Event(e)
 		r.Answer.Event(e)
 		if err := events.Event(e); err != nil {

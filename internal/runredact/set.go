@@ -185,3 +185,11 @@ func (f *RedactFlags) StderrRedaction(keys []string, getenv func(string) string)
 	}
 	return Stderr(rules, keys, getenv)
 }
+
+// StreamRedactor is the stream's redactor, nil without redaction.
+func (s *Set) StreamRedactor() *redact.Redactor {
+	if s == nil {
+		return nil
+	}
+	return s.Stream
+}
