@@ -9,8 +9,7 @@ import (
 	"github.com/basecontext/base-context/internal/exitcode"
 )
 
-// checkGiven refuses the limits given on the command line that are not positive and
-// finite: `--max-cost 0`, `--max-cost NaN`, `--max-turns 0`, `--max-time 0s`.
+// checkLimitsGiven refuses limits given that are not positive and finite (`--max-turns 0`).
 func checkLimitsGiven(kctx *kong.Context) error {
 	for _, p := range kctx.Path {
 		if p.Flag != nil && slices.Contains(agent.LimitFlags, p.Flag.Name) {

@@ -22,8 +22,7 @@ func (c *RunCmd) validateRPC() error {
 }
 
 // runRPC is `--mode rpc`: package rpc's protocol on stdin and stdout, with the run flags'
-// sessions and agents. Startup failures exit 2 before any line; the end of stdin lets the
-// current run finish (exit 0); SIGINT and SIGTERM abort it (130, 143); `stop` exits 1.
+// sessions and agents; rpc.Server.Run says how it ends.
 func (c *RunCmd) runRPC(streams *IO, set settled) error {
 	ctx := streams.signals.Context()
 	p, err := c.plan(streams, newModels(streams), set, nil)
@@ -58,6 +57,11 @@ func (c *RunCmd) runRPC(streams *IO, set settled) error {
 	if host.Permission, err = c.permission(p, set.sources, host.Ask); err != nil {
 		return err
 	}
+	if host.Telemetry, err = c.OtelFlags.Start(streams.Getenv, c.RedactRule.Redaction("redact-", p.Models.Keys(c.APIKey)), len(c.Gate) > 0, versionString()); err != nil {
+		return err
+	}
 	defer p.Redaction.PrintReport(streams.Err)
-	return srv.Run(ctx, streams.In, streams.signals.Received)
+	err = srv.Run(ctx, streams.In, streams.signals.Received)
+	host.Telemetry.End(err, streams.Err)
+	return err
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/basecontext/base-context/control"
@@ -46,11 +45,7 @@ type SessionsListCmd struct {
 }
 
 func (c *SessionsListCmd) Run(streams *IO) error {
-	limit, err := strconv.Atoi(cmp.Or(c.Limit, "50"))
-	if err != nil || limit < 0 {
-		return exitcode.New(exitcode.Usage, fmt.Sprintf("--limit %q: expected a number of sessions, 0 for all", c.Limit))
-	}
-	return c.folder(streams).List(streams.Out, streams.Err, c.All, c.JSON, limit)
+	return c.folder(streams).List(streams.Out, streams.Err, c.All, c.JSON, c.Limit)
 }
 
 // SessionsShowCmd is `sessions show`.

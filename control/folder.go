@@ -1,10 +1,12 @@
 package control
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/basecontext/base-context/agent/session"
@@ -52,9 +54,13 @@ func (f Folder) FileError(err error) error {
 }
 
 // List writes the sessions of the working directory (all: of every directory), newest
-// activity first, at most limit of them (0: every one) (ListSessions, WriteListings); the
-// files it cannot read are warnings on stderr, and so is a list cut by limit.
-func (f Folder) List(out, stderr io.Writer, all, asJSON bool, limit int) error {
+// activity first, at most limit of them ("": 50, "0": every one) (ListSessions,
+// WriteListings); the files it cannot read are warnings on stderr, and so is a cut list.
+func (f Folder) List(out, stderr io.Writer, all, asJSON bool, limitFlag string) error {
+	limit, err := strconv.Atoi(cmp.Or(limitFlag, "50"))
+	if err != nil || limit < 0 {
+		return exitcode.New(exitcode.Usage, fmt.Sprintf("--limit %q: expected a number of sessions, 0 for all", limitFlag))
+	}
 	if err := f.Check(); err != nil {
 		return err
 	}

@@ -252,7 +252,7 @@ func (s *Server) getState(c command) {
 		SessionFile: sess.File, SessionID: sess.Header.ID, SessionName: name,
 		AutoCompactionEnabled: set.autoCompaction, MessageCount: count, PendingMessageCount: len(steer) + len(follow),
 		MCPServers: servers,
-		Sandbox: s.host.Sandbox().Mode().String(),
+		Sandbox:    s.host.Sandbox().Mode().String(),
 	}), nil)
 }
 

@@ -200,7 +200,7 @@ type (
 		PendingMessageCount   int        `json:"pendingMessageCount"`
 		// The MCP servers of the process, as their mcp_server_status events said at start.
 		MCPServers []*codec.MCPServerStatus `json:"mcpServers,omitempty" doc:"the MCP servers and how their start went"`
-		Sandbox               string     `json:"sandbox" doc:"the tools' sandbox mode (--sandbox): off, best-effort, workspace-write or read-only"`
+		Sandbox    string                   `json:"sandbox" doc:"the tools' sandbox mode (--sandbox): off, best-effort, workspace-write or read-only"`
 	}
 	messagesData struct {
 		Messages []codec.Message `json:"messages" doc:"as message_end shows them"`

@@ -14,8 +14,8 @@ import (
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runner"
-	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/sandbox"
+	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/stages"
 )
 
@@ -43,6 +43,8 @@ type Local struct {
 	Resolve func(providerName, id string) (provider.Model, provider.Provider, error)
 	// Warnings receive the problems a client cannot be told about in a response.
 	Warnings func(msg string)
+	// Telemetry exports the runs as traces (--otel); nil: none.
+	Telemetry *runner.Telemetry
 
 	srv    *Server
 	memory map[*Session]*session.Memory // the entries of sessions kept in memory
@@ -217,14 +219,26 @@ func (l *Local) NewAgent(s *Session, emit func(codec.Event) error) *agent.Agent 
 		}
 		return nil
 	}
-	cfg := l.Plan.AgentConfig(l.Options, s.Header.ID, agent.Config{
-		Store: s.Store, Emit: observed, Permission: l.Permission, HistoryEntryIDs: s.HistoryIDs,
+	exported := func(e codec.Event) error { // --otel: every event of every session's runs
+		l.Telemetry.Event(e)
+		return observed(e)
+	}
+	opts := l.Options
+	if l.Telemetry != nil {
+		opts.CallEnv = l.Telemetry.CallEnv // the commands of a tool call join its span
+	}
+	cfg := l.Plan.AgentConfig(opts, s.Header.ID, agent.Config{
+		Store: s.Store, Emit: exported, Permission: l.Permission, HistoryEntryIDs: s.HistoryIDs,
 	})
 	return agent.New(cfg, s.History)
 }
 
-// Chain is the output chain of --mode json: the header, redaction, the delta form.
-func (l *Local) Chain(hd codec.Header) stages.Stage { return l.Plan.OutputChain(l.Options, hd) }
+// Chain is the output chain of a session that opens (--mode json's: the header, redaction,
+// the delta form); with --otel its header starts the session's trace.
+func (l *Local) Chain(hd codec.Header) stages.Stage {
+	l.Telemetry.Event(&hd)
+	return l.Plan.OutputChain(l.Options, hd)
+}
 
 // Models are the models whose provider has a key, and the scripted model in use.
 func (l *Local) Models() []ModelInfo {

@@ -13,8 +13,8 @@ import (
 	"github.com/basecontext/base-context/agent/session"
 	"github.com/basecontext/base-context/codec"
 	"github.com/basecontext/base-context/internal/exitcode"
-	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/sandbox"
+	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/stages"
 )
 

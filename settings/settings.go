@@ -61,7 +61,7 @@ type File struct {
 		MaxContinuations *int      `json:"maxContinuations"`
 	} `json:"limits"`
 	MCPServers *json.RawMessage `json:"mcpServers"` // not a flag's default: package mcp reads it (MCPServers)
-	Skills *struct {
+	Skills     *struct {
 		Paths    *[]string `json:"paths"`
 		Enabled  *[]string `json:"enabled"`
 		Disabled *[]string `json:"disabled"`

@@ -19,8 +19,8 @@ import (
 	"github.com/basecontext/base-context/control"
 	"github.com/basecontext/base-context/internal/runredact"
 	"github.com/basecontext/base-context/mcp"
-	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/sandbox"
+	"github.com/basecontext/base-context/skills"
 	"github.com/basecontext/base-context/stages"
 	"github.com/basecontext/base-context/terminal"
 )
