@@ -48,7 +48,7 @@ func (o *Otel) Flush(Emit) error {
 
 func (o *Otel) runEnd() telemetry.RunEnd {
 	s := o.verdict.Summary()
-	return telemetry.RunEnd{Status: s.Status, Reason: s.Reason, ExitCode: VerdictExit[s.Status], StopReason: s.StopReason}
+	return telemetry.RunEnd{Status: s.Status, Reason: s.Reason, ExitCode: s.ExitCode(), StopReason: s.StopReason}
 }
 
 // NextDeltas: the next deltas of a block are nothing to the mapper, and the verdict only

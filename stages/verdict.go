@@ -328,17 +328,7 @@ type VerdictSummary struct {
 }
 
 // ExitCode is the status the run's process should have exited with.
-func (s VerdictSummary) ExitCode() int { return verdictExit[s.Status] }
-
-var verdictExit = map[string]int{
-	VerdictCompleted:   exitcode.OK,
-	VerdictFailed:      exitcode.Failure,
-	VerdictLimit:       exitcode.Limit,
-	VerdictGate:        exitcode.Gate,
-	VerdictHangup:      exitcode.Hangup,
-	VerdictInterrupted: exitcode.Interrupted,
-	VerdictTerminated:  exitcode.Terminated,
-}
+func (s VerdictSummary) ExitCode() int { return VerdictExit[s.Status] }
 
 // VerdictTool counts the executions of one tool.
 type VerdictTool struct {
