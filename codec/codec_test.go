@@ -757,3 +757,41 @@ func TestNextItem(t *testing.T) {
 		}
 	}
 }
+
+// TestLineReaderReset: a reset reader reads its new input from the start, line numbers
+// again from 1, whatever the old input left (a long line, an unread rest, a file read ahead).
+func TestLineReaderReset(t *testing.T) {
+	long := bytes.Repeat([]byte("x"), 2*readSize+5)
+	name := t.TempDir() + "/lines"
+	if err := os.WriteFile(name, append(append([]byte("a\n"), long...), "\nrest\nmore"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lr := NewLineReader(f)
+	for range 2 { // "a", the long line; "rest" and "more" left unread
+		if _, err := lr.ReadLine(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, next := range []string{"one\ntwo", "solo\n", ""} {
+		lr.Reset(strings.NewReader(next))
+		var got []string
+		for {
+			l, err := lr.ReadLine()
+			if err == io.EOF {
+				break
+			}
+			if err != nil || lr.Line() != len(got)+1 {
+				t.Fatalf("after Reset to %q: line %d, %v", next, lr.Line(), err)
+			}
+			got = append(got, string(l))
+		}
+		if want := strings.Split(strings.TrimSuffix(next, "\n"), "\n"); next != "" && !slices.Equal(got, want) || next == "" && got != nil {
+			t.Errorf("after Reset to %q: %q", next, got)
+		}
+	}
+}

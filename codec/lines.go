@@ -52,6 +52,12 @@ func NewLineReader(r io.Reader) *LineReader {
 	return &LineReader{r: r, next: -1}
 }
 
+// Reset makes lr read r from its start, keeping its buffers: reading many small inputs one
+// after another (the session files of a folder) then allocates them once.
+func (lr *LineReader) Reset(r io.Reader) {
+	*lr = LineReader{r: r, next: -1, buf: lr.buf, ahead: lr.ahead}
+}
+
 // Line is the number of the line last returned, counting from 1.
 func (lr *LineReader) Line() int { return lr.line }
 

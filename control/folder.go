@@ -68,16 +68,15 @@ func (f Folder) List(out, stderr io.Writer, all, asJSON bool, limitFlag string) 
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
-	rows, problems, err := ListSessions(f.Dir, f.Home.Registry(), cwd, all)
+	rows, total, problems, err := ListSessions(f.Dir, f.Home.Registry(), cwd, all, limit)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "warning: %v\n", p)
 	}
-	if limit > 0 && len(rows) > limit {
-		fmt.Fprintf(stderr, "the newest %d of %d sessions (--limit 0 lists them all)\n", limit, len(rows))
-		rows = rows[:limit]
+	if len(rows) < total {
+		fmt.Fprintf(stderr, "the newest %d of %d sessions (--limit 0 lists them all)\n", len(rows), total)
 	}
 	return WriteListings(out, rows, all, asJSON)
 }

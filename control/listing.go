@@ -1,6 +1,7 @@
 package control
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/basecontext/base-context/agent/session"
@@ -22,60 +23,58 @@ type Listing struct {
 }
 
 // ListSessions lists the sessions saved in dir, newest activity first: those started in
-// cwd, or with all those of every directory. The runs in the registry show as running.
-// problems are the session files that could not be read, which the list leaves out.
-func ListSessions(dir, registry, cwd string, all bool) (rows []Listing, problems []error, err error) {
+// cwd, or with all those of every directory; the first limit of them (all for 0), out of
+// total. The runs in the registry show as running. problems are the session files that could
+// not be read, which the list leaves out.
+func ListSessions(dir, registry, cwd string, all bool, limit int) (rows []Listing, total int, problems []error, err error) {
 	files, err := session.Files(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
 	infos, problems := session.Summarize(dir, files)
-	session.SortNewest(infos)
-	allIDs := make([]string, len(files))
+	if !all {
+		here := sameDirAs(cwd)
+		infos = slices.DeleteFunc(infos, func(in session.Info) bool { return !here(in.Cwd) })
+	}
+	total = len(infos)
+	infos = session.NewestN(infos, limit)
+	allIDs := make([]string, len(files)) // sorted, as Files returns them
 	for i, f := range files {
 		allIDs[i] = f.ID
 	}
-	prefixes := uniquePrefixes(allIDs, minPrefix)
 	running := map[string]bool{}
 	entries, _ := Running(registry)
 	for _, e := range entries {
 		running[e.ID] = true
 	}
-	here := sameDirAs(cwd)
 	for _, in := range infos {
-		if !all && !here(in.Cwd) {
-			continue
-		}
 		status := in.Status
 		if running[in.ID] {
 			status = session.StatusRunning
 		}
 		rows = append(rows, Listing{ID: in.ID, Cwd: in.Cwd, Created: in.Created, LastActivity: in.LastActivity,
 			Model: in.Model, MessageCount: in.Messages, Status: status, ParentSession: in.ParentSession, Path: in.Path,
-			Prefix: prefixes[in.ID], Title: title(in.FirstPrompt)})
+			Prefix: uniquePrefix(allIDs, in.ID, minPrefix), Title: title(in.FirstPrompt)})
 	}
-	return rows, problems, nil
+	return rows, total, problems, nil
 }
 
 // minPrefix is the shortest id prefix sessions list shows: ids are UUIDv7, whose first
 // characters are a timestamp that sessions of the same minute share.
 const minPrefix = 8
 
-// uniquePrefixes maps each id to its shortest prefix of at least least characters that no
-// other id starts with (the whole id when it is a prefix of another). ids must be sorted:
-// an id shares its longest prefix with one of its neighbours.
-func uniquePrefixes(ids []string, least int) map[string]string {
-	out := make(map[string]string, len(ids))
-	for i, id := range ids {
-		n := least
-		for _, j := range []int{i - 1, i + 1} {
-			if j >= 0 && j < len(ids) {
-				n = max(n, commonPrefix(id, ids[j])+1)
-			}
+// uniquePrefix is id's shortest prefix of at least least characters that no other of ids
+// starts with (the whole id when it is a prefix of another, or there twice). ids must be
+// sorted: an id shares its longest prefix with one of its neighbours.
+func uniquePrefix(ids []string, id string, least int) string {
+	i, _ := slices.BinarySearch(ids, id)
+	n := least
+	for _, j := range []int{i - 1, i + 1} {
+		if j >= 0 && j < len(ids) {
+			n = max(n, commonPrefix(id, ids[j])+1)
 		}
-		out[id] = id[:min(n, len(id))]
 	}
-	return out
+	return id[:min(n, len(id))]
 }
 
 func commonPrefix(a, b string) int {

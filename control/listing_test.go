@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestUniquePrefixes(t *testing.T) {
+func TestUniquePrefix(t *testing.T) {
 	ids := []string{
 		"01a2aaaa-0001-7000-8000-000000000000",
 		"01a2aaaa-0002-7000-8000-000000000000",
@@ -13,7 +13,10 @@ func TestUniquePrefixes(t *testing.T) {
 		"01a2bbbb-0000-7000-8000-000000000000",
 		"short",
 	}
-	got := uniquePrefixes(ids, 8)
+	got := map[string]string{}
+	for _, id := range ids {
+		got[id] = uniquePrefix(ids, id, 8)
+	}
 	want := map[string]string{
 		ids[0]:  "01a2aaaa-0001", // shares "01a2aaaa-000" with ids[1]
 		ids[1]:  "01a2aaaa-0002",
@@ -25,6 +28,11 @@ func TestUniquePrefixes(t *testing.T) {
 		if got[id] != w {
 			t.Errorf("prefix of %s = %q, want %q", id, got[id], w)
 		}
+	}
+	// An id there twice (an upstream name and ours) is shown whole.
+	twice := []string{ids[0], ids[1], ids[1], ids[2]}
+	if p := uniquePrefix(twice, ids[1], 8); p != ids[1] {
+		t.Errorf("prefix of an id there twice = %q", p)
 	}
 	// Every prefix names its id alone.
 	for id, p := range got {

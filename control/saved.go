@@ -1,6 +1,7 @@
 package control
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +20,8 @@ func WriteListings(w io.Writer, rows []Listing, all, asJSON bool) error {
 	if asJSON {
 		return writeJSONLines(w, rows)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	bw := bufio.NewWriter(w) // the table writer writes cell by cell
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	header := "ID\tSTATUS\tMESSAGES\tMODEL\tLAST ACTIVITY"
 	if all {
 		header += "\tCWD"
@@ -32,7 +34,10 @@ func WriteListings(w io.Writer, rows []Listing, all, asJSON bool) error {
 		}
 		fmt.Fprintln(tw, line+"\t"+orDash(r.Title))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // WriteRunning writes the runs Running found: one JSON object per run with asJSON, else a
@@ -41,12 +46,16 @@ func WriteRunning(w io.Writer, entries []Entry, asJSON bool) error {
 	if asJSON {
 		return writeJSONLines(w, entries)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	bw := bufio.NewWriter(w)
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tMODE\tPID\tSTARTED\tCWD")
 	for _, e := range entries {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", e.ID, e.Mode, e.PID, e.Start, e.Cwd)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 func writeJSONLines[T any](w io.Writer, rows []T) error {

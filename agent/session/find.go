@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,13 +41,18 @@ type Info struct {
 // time and decodes only the few members a listing shows. Lines that are not entries are
 // counted in Skipped, not errors: a listing shows what it can.
 func Scan(path string) (Info, error) {
+	return scanWith(codec.NewLineReader(nil), path)
+}
+
+// scanWith is Scan reading with lr, reset to the file (its buffer reused).
+func scanWith(lr *codec.LineReader, path string) (Info, error) {
 	info := Info{Path: path, Status: StatusFailed}
 	f, err := os.Open(path)
 	if err != nil {
 		return info, fmt.Errorf("session: %w", err)
 	}
 	defer f.Close()
-	lr := codec.NewLineReader(f)
+	lr.Reset(f)
 	var m [6]codec.Member
 	keys := []string{"type", "timestamp", "message", "provider", "modelId", "customType"}
 	for first := true; ; {
@@ -154,14 +160,46 @@ func List(dir string) (infos []Info, problems []error, err error) {
 	return infos, problems, nil
 }
 
-// SortNewest sorts infos by last activity, newest first (then by id, descending).
+// SortNewest sorts infos by last activity, newest first (then by id, descending, then by
+// path).
 func SortNewest(infos []Info) {
-	sort.SliceStable(infos, func(i, j int) bool {
-		if infos[i].LastActivity != infos[j].LastActivity {
-			return infos[i].LastActivity > infos[j].LastActivity
+	slices.SortFunc(infos, func(a, b Info) int { return compareNewest(&a, &b) })
+}
+
+// NewestN returns the n newest of infos in SortNewest's order (all of them for n <= 0),
+// choosing them without sorting the rest: a page of a large folder.
+func NewestN(infos []Info, n int) []Info {
+	if n <= 0 || n >= len(infos) {
+		SortNewest(infos)
+		return infos
+	}
+	top := make([]int, 0, n+1) // indexes of the newest so far, in order
+	for i := range infos {
+		if len(top) == n && compareNewest(&infos[i], &infos[top[n-1]]) >= 0 {
+			continue
 		}
-		return infos[i].ID > infos[j].ID
-	})
+		at, _ := slices.BinarySearchFunc(top, i, func(t, i int) int { return compareNewest(&infos[t], &infos[i]) })
+		top = slices.Insert(top, at, i)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	page := make([]Info, len(top))
+	for k, i := range top {
+		page[k] = infos[i]
+	}
+	return page
+}
+
+// compareNewest is SortNewest's order: negative when a comes before b.
+func compareNewest(a, b *Info) int {
+	if c := strings.Compare(b.LastActivity, a.LastActivity); c != 0 {
+		return c
+	}
+	if c := strings.Compare(b.ID, a.ID); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Path, b.Path)
 }
 
 // IDs returns the ids of the session files in dir, sorted.
@@ -310,14 +348,19 @@ func ReadHeader(path string) (*codec.Header, error) {
 // the directory they were started in). Only the files that changed since the index was
 // made are read.
 func Newest(dir string, keep func(cwd string) bool) (Info, bool, error) {
-	infos, _, err := List(dir)
+	files, err := Files(dir)
 	if err != nil {
 		return Info{}, false, err
 	}
-	for _, info := range infos {
-		if keep(info.Cwd) {
-			return info, true, nil
+	infos, _ := Summarize(dir, files)
+	best := -1
+	for i := range infos {
+		if (best < 0 || compareNewest(&infos[i], &infos[best]) < 0) && keep(infos[i].Cwd) {
+			best = i
 		}
 	}
-	return Info{}, false, nil
+	if best < 0 {
+		return Info{}, false, nil
+	}
+	return infos[best], true, nil
 }

@@ -1,16 +1,32 @@
 package session
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/basecontext/base-context/codec"
 )
+
+// loadIndex is every entry of dir's index, nil when it has none or is not valid.
+func loadIndex(dir string) []indexEntry {
+	idx := openIndex(dir)
+	var entries []indexEntry
+	for e := (indexEntry{}); idx.next(&e); {
+		entries = append(entries, e)
+	}
+	if idx.bad || idx.off != len(idx.s) {
+		return nil
+	}
+	return entries
+}
 
 // slowList is what List returns without an index: every file scanned.
 func slowList(t *testing.T, dir string) []Info {
@@ -64,12 +80,16 @@ func listed(t *testing.T, dir string) []Info {
 // whatever state the index is in, and follows files that change.
 func TestIndexAgreesWithScans(t *testing.T) {
 	dir := generated(t, 60)
+	os.WriteFile(filepath.Join(dir, oldIndexNames[0]), []byte("an earlier version's index"), 0o600)
 	want := slowList(t, dir)
 	if got := listed(t, dir); !reflect.DeepEqual(got, want) {
 		t.Fatalf("first list (index built) differs from the scans")
 	}
 	if _, err := os.Stat(filepath.Join(dir, indexName)); err != nil {
 		t.Fatalf("no index: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, oldIndexNames[0])); !os.IsNotExist(err) {
+		t.Errorf("the earlier version's index is left: %v", err)
 	}
 	if got := listed(t, dir); !reflect.DeepEqual(got, want) {
 		t.Fatalf("list from the index differs from the scans")
@@ -82,9 +102,13 @@ func TestIndexAgreesWithScans(t *testing.T) {
 	os.Truncate(filepath.Join(dir, "id-0004.jsonl"), 60)
 	os.Remove(filepath.Join(dir, "id-0006.jsonl"))
 	writeSession(t, dir, codec.Header{Version: 3, ID: "id-new", Timestamp: "2026-01-01T00:00:00.000Z", Cwd: "/p0"}, userEntry(1, "2026-05-01T00:00:00.000Z"))
+	os.WriteFile(filepath.Join(dir, "id-0010x.jsonl"), []byte("not a session\n"), 0o600) // amid the others
 	want = slowList(t, dir)
 	if got := listed(t, dir); !reflect.DeepEqual(got, want) {
 		t.Fatalf("list after changes differs from the scans")
+	}
+	if idx := loadIndex(dir); len(idx) != len(want) {
+		t.Fatalf("the index holds %d files, want the %d readable ones", len(idx), len(want))
 	}
 	if want[0].ID != "id-new" || want[1].ID != "id-0003" {
 		t.Fatalf("newest %s, %s", want[0].ID, want[1].ID)
@@ -94,13 +118,21 @@ func TestIndexAgreesWithScans(t *testing.T) {
 		t.Errorf("Newest of /p1: %s %v %v", newest.ID, ok, err)
 	}
 
-	// Corrupt, another version, empty: rebuilt, with the same list.
-	for _, content := range []string{"\x00\x01", "{\"version\":99}\n", "", "garbage"} {
+	// Corrupt (a byte changed, cut short), another version, empty: rebuilt, with the same
+	// list.
+	good, err := os.ReadFile(filepath.Join(dir, indexName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := bytes.Clone(good)
+	flipped[len(flipped)/2] ^= 0x20
+	for _, content := range []string{"\x00\x01", "{\"version\":99}\n", "", "garbage", string(flipped),
+		string(good[:len(good)/2]), strings.Replace(string(good), "index 2", "index 9", 1)} {
 		os.WriteFile(filepath.Join(dir, indexName), []byte(content), 0o600)
 		if got := listed(t, dir); !reflect.DeepEqual(got, want) {
 			t.Fatalf("list with the index %q differs from the scans", content)
 		}
-		if loadIndex(dir) == nil {
+		if idx := loadIndex(dir); len(idx) != len(want) {
 			t.Fatalf("index %q not rebuilt", content)
 		}
 	}
@@ -147,5 +179,26 @@ func TestUpstreamNames(t *testing.T) {
 	}
 	if IDOf(filepath.Join(dir, name)) != id {
 		t.Errorf("IDOf %s", IDOf(name))
+	}
+}
+
+// TestNewestN: a page is the head of the whole sorted list, ties included.
+func TestNewestN(t *testing.T) {
+	var infos []Info
+	for i := range 300 {
+		infos = append(infos, Info{ID: fmt.Sprintf("id-%03d", i%97), Path: fmt.Sprintf("/s/%03d", i),
+			LastActivity: fmt.Sprintf("2026-01-%02d", 1+(i*7)%13)})
+	}
+	all := slices.Clone(infos)
+	SortNewest(all)
+	for _, n := range []int{1, 2, 13, 50, 299, 300, 301, 0} {
+		got := NewestN(slices.Clone(infos), n)
+		want := all
+		if n > 0 && n < len(all) {
+			want = all[:n]
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("NewestN(%d) is not the head of the sorted list", n)
+		}
 	}
 }
