@@ -91,3 +91,35 @@ func TestReconcile(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestDefaultWorkers: one worker per CPU only when every task, with the batch's defaults,
+// stays on the offline scripted provider.
+func TestDefaultWorkers(t *testing.T) {
+	const cpus = 8
+	for _, c := range []struct {
+		defaults []string
+		tasks    string
+		want     int
+	}{
+		{nil, `{"id":"a","prompt":"p"}`, cpus},
+		{nil, `{"id":"a","prompt":"p","model":"script/default"}` + "\n" + `{"id":"b","prompt":"p","flags":{"model":"script/other"}}`, cpus},
+		{[]string{"--model", "script/x"}, `{"id":"a","prompt":"p"}`, cpus},
+		{[]string{"--model", "anthropic/claude-sonnet-4-5"}, `{"id":"a","prompt":"p"}`, 2},
+		{[]string{"--model", "anthropic/claude-sonnet-4-5"}, `{"id":"a","prompt":"p","model":"script/default"}`, cpus}, // the task's own wins
+		{nil, `{"id":"a","prompt":"p"}` + "\n" + `{"id":"b","prompt":"p","model":"openai/gpt-5"}`, 2},
+		{[]string{"--provider=openai", "--model=gpt-5"}, `{"id":"a","prompt":"p"}`, 2},
+		{[]string{"--provider", "script", "--model", "default"}, `{"id":"a","prompt":"p"}`, cpus},
+	} {
+		path := filepath.Join(t.TempDir(), "tasks.jsonl")
+		if err := os.WriteFile(path, []byte(c.tasks+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tasks, err := ReadTasks(path, c.defaults, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := defaultWorkers(tasks, cpus); got != c.want {
+			t.Errorf("defaults %q, tasks %s: %d workers, want %d", c.defaults, c.tasks, got, c.want)
+		}
+	}
+}

@@ -63,6 +63,8 @@ func (f Flags) takeFrom(args []string) (Flags, []string, error) {
 			f.Out = value
 		case "shard":
 			f.Shard = value
+		case "mode":
+			f.Mode = value
 		case "workers":
 			f.Workers, err = strconv.Atoi(value)
 		case "max-cost":
@@ -77,7 +79,7 @@ func (f Flags) takeFrom(args []string) (Flags, []string, error) {
 	return f, rest, nil
 }
 
-var ownFlags = map[string]bool{"out": true, "workers": true, "max-cost": true, "task-timeout": true, "shard": true, "retry-failed": true}
+var ownFlags = map[string]bool{"out": true, "workers": true, "max-cost": true, "task-timeout": true, "shard": true, "retry-failed": true, "mode": true}
 
 // ReportCmd is `batch report`.
 type ReportCmd struct {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,11 +30,12 @@ import (
 // Flags are the batch's own flags; the run flags that follow them are every task's defaults.
 type Flags struct {
 	Out         string        `placeholder:"DIR" help:"The output folder: DIR/<id>/events.jsonl and result.json per task, DIR/summary.jsonl. Run again to finish what is left."`
-	Workers     int           `default:"2" help:"Tasks run at the same time."`
+	Workers     int           `placeholder:"N" help:"Tasks run at the same time (default, or 0: one per CPU when every task plays the offline scripted provider, else 2)."`
 	MaxCost     float64       `placeholder:"USD" help:"Cost of the whole batch past which no new task starts (running ones finish); exit 3 if tasks were left."`
 	TaskTimeout time.Duration `placeholder:"DURATION" help:"Longest time one task may run; then it is stopped (SIGTERM) and recorded as timed out."`
 	Shard       string        `placeholder:"I/N" help:"Run only the tasks whose id hashes (FNV-1a) to shard I of N: N machines split the tasks with no coordinator."`
 	RetryFailed bool          `help:"Run the failed tasks again (their earlier output is kept in DIR/<id>/attempt-N/)."`
+	Mode        string        `placeholder:"text|json" help:"The progress on stdout, one line per finished task: text (the default), or json, one JSON object a line. Every task runs with --mode json whatever this is."`
 }
 
 // Process is what the batch gets from the process around it.
@@ -81,8 +83,11 @@ func Run(c Config) error {
 	if c.Out == "" {
 		return exitcode.New(exitcode.Usage, "--out DIR is required: the folder of the results")
 	}
-	if c.Workers < 1 {
-		return exitcode.New(exitcode.Usage, "--workers must be at least 1")
+	if c.Workers < 0 {
+		return exitcode.New(exitcode.Usage, "--workers must be at least 1 (0: the default)")
+	}
+	if c.Mode != "" && c.Mode != "text" && c.Mode != "json" {
+		return exitcode.New(exitcode.Usage, fmt.Sprintf("--mode %q: the batch's progress is text or json", c.Mode))
 	}
 	if c.MaxCost < 0 {
 		return exitcode.New(exitcode.Usage, "--max-cost must not be negative")
@@ -111,6 +116,9 @@ func Run(c Config) error {
 		if shard.Has(t.ID) {
 			tasks = append(tasks, t)
 		}
+	}
+	if c.Workers == 0 {
+		c.Workers = defaultWorkers(tasks, runtime.NumCPU())
 	}
 	if err := os.MkdirAll(c.Out, 0o755); err != nil {
 		return err
@@ -167,6 +175,43 @@ func Run(c Config) error {
 		return exitcode.New(exitcode.Failure, fmt.Sprintf("%d of %d tasks failed", b.failed, b.total))
 	}
 	return nil
+}
+
+// defaultWorkers is --workers when it is not given: one per CPU when every task plays the
+// offline scripted provider (its runs cost CPU time, and no provider's rate limit), else 2.
+func defaultWorkers(tasks []Task, cpus int) int {
+	for _, t := range tasks {
+		if !offline(t.Args) {
+			return 2
+		}
+	}
+	return max(cpus, 1)
+}
+
+// offline reports whether run flags leave the run on the scripted provider: its last --model
+// is script/<name>, or --provider script, or neither --model nor --provider is given (the
+// default model is script/default; a model from the settings file is not looked at).
+func offline(args []string) bool {
+	var model, prov string
+	for i := 0; i < len(args); i++ {
+		name, value, inline := strings.Cut(args[i], "=")
+		if name != "--model" && name != "--provider" {
+			continue
+		}
+		if !inline && i+1 < len(args) {
+			i++
+			value = args[i]
+		}
+		if name == "--model" {
+			model = value
+		} else {
+			prov = value
+		}
+	}
+	if prov != "" {
+		return prov == "script"
+	}
+	return model == "" || strings.HasPrefix(model, "script/")
 }
 
 // dispatch runs the tasks on the workers and returns how many the cost cap left unstarted.
@@ -488,8 +533,34 @@ func (b *batch) emit(v map[string]any) {
 	b.emitLocked(v)
 }
 
+// emitLocked writes a progress line on stdout; a closed stdout does not stop the batch: the
+// files are the record.
 func (b *batch) emitLocked(v map[string]any) {
-	b.out.Encode(v) // a closed stdout does not stop the batch: the files are the record
+	if b.Mode == "json" {
+		b.out.Encode(v)
+		return
+	}
+	fmt.Fprintln(b.Stdout, progressText(v))
+}
+
+// progressText is a progress line in the text form.
+func progressText(v map[string]any) string {
+	ms := func(k string) time.Duration {
+		n, _ := v[k].(int64)
+		return (time.Duration(n) * time.Millisecond).Round(100 * time.Millisecond)
+	}
+	switch v["type"] {
+	case "task_end":
+		return fmt.Sprintf("[%d/%d] %s: %s (exit %d, %s, $%.4f; batch $%.4f)", v["done"], v["total"], v["id"], v["status"],
+			v["exit"], ms("durationMs"), v["cost"], v["batchCost"])
+	case "backoff":
+		return fmt.Sprintf("%s: %s asks to wait %s: its tasks wait together", v["id"], v["provider"], ms("delayMs"))
+	case "waited":
+		return fmt.Sprintf("%s: started after waiting %s for its provider", v["id"], ms("waitedMs"))
+	case "batch_end":
+		return fmt.Sprintf("batch: %d of %d tasks done, %d failed, %d not started, $%.4f", v["done"], v["total"], v["failed"], v["notStarted"], v["cost"])
+	}
+	return fmt.Sprint(v)
 }
 
 // showLocked draws the progress line on a terminal: done, running, failed, cost, ETA.
