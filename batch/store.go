@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/basecontext/base-context/internal/atomicfile"
 )
 
 // Result is DIR/<id>/result.json: how the task's run ended.
@@ -59,32 +61,8 @@ func readResult(dir string) (r Result, ok bool, err error) {
 	return r, true, nil
 }
 
-// writeFileAtomic writes the file whole or not at all: a temporary file beside it, synced,
-// renamed over it, and the folder synced so that the rename survives a crash.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
+// writeFileAtomic writes the file whole or not at all, the rename synced.
+func writeFileAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
 
 // removeTemps removes the temporary files a killed batch left in dir before their rename.
 func removeTemps(dir string) {
@@ -92,16 +70,6 @@ func removeTemps(dir string) {
 	for _, t := range temps {
 		os.Remove(t)
 	}
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	d.Sync() // not every file system syncs folders; the rename stands either way
-	return nil
 }
 
 // appendLine appends one line with a single write, then syncs: a reader sees the line
@@ -143,7 +111,8 @@ func keepAside(dir string, names ...string) error {
 			return err
 		}
 	}
-	return syncDir(dir)
+	atomicfile.SyncDir(dir)
+	return nil
 }
 
 // attempts is the number of attempts kept aside in the task's folder.

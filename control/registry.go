@@ -13,8 +13,6 @@
 package control
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +22,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/basecontext/base-context/internal/atomicfile"
 )
 
 // Lifetimes of a run.
@@ -64,32 +64,6 @@ func MakeDir(dir string) error {
 	return os.Chmod(dir, 0o700)
 }
 
-// writeAtomic writes data to path through a temporary file and a rename, so that readers
-// see the old content or the new, never a part.
-func writeAtomic(path string, data []byte) error {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	tmp := path + "." + hex.EncodeToString(b[:]) + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}
-
 // Register writes the entry e into dir.
 func Register(dir string, e Entry) error {
 	if !validID(e.ID) {
@@ -102,7 +76,7 @@ func Register(dir string, e Entry) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, e.ID), append(data, '\n')); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, e.ID), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("control: registering %s: %w", e.ID, err)
 	}
 	return nil
@@ -213,7 +187,7 @@ func WriteExit(dir, id string, x Exit) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(ExitPath(dir, id), append(data, '\n'))
+	return atomicfile.Write(ExitPath(dir, id), append(data, '\n'), 0o600)
 }
 
 // ReadExit returns how the resident run id ended; ok is false while it has not.

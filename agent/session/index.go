@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/basecontext/base-context/codec"
+	"github.com/basecontext/base-context/internal/atomicfile"
 )
 
 // The summaries of a folder's session files are cached in an index, so that listing them
@@ -195,19 +196,7 @@ func encodeIndex(files []SavedFile, infos []Info) []byte {
 // saveIndex replaces dir's index with files and their summaries; a failure leaves the old
 // one (or none), which only costs the next listing its scans.
 func saveIndex(dir string, files []SavedFile, infos []Info) {
-	tmp, err := os.CreateTemp(dir, indexName+".*.tmp")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(encodeIndex(files, infos))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, indexName))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if atomicfile.WriteCache(filepath.Join(dir, indexName), encodeIndex(files, infos), 0o600) != nil {
 		return
 	}
 	for _, old := range oldIndexNames {
