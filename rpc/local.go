@@ -198,7 +198,11 @@ func (l *Local) wrap(cs *control.Session, run *control.Run, mem *session.Memory)
 	}
 	s.Close = func(code int, reason string) error {
 		err := store.Close()
-		run.End(code, reason) // the exit record comes before the registry entry goes, as for a detached run
+		// The exit record comes before the registry entry goes, as for a detached run; without
+		// it `attach` says the run died, so a failure to write it is worth a warning.
+		if eerr := run.End(code, reason); eerr != nil {
+			l.Warn("cannot record how the session ended for attach: " + eerr.Error())
+		}
 		delete(l.memory, s)
 		return err
 	}

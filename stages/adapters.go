@@ -7,22 +7,42 @@ import (
 	"github.com/basecontext/base-context/codec"
 )
 
+// sink is a stage with its output going to dst, gathered until flushed: what Writer and
+// EventWriter share.
+type sink struct {
+	st   Stage
+	out  *codec.LineWriter
+	emit Emit
+}
+
+func (k *sink) init(st Stage, dst io.Writer) {
+	k.st, k.out = st, codec.NewBatchWriter(dst)
+	k.emit = func(f *Frame) error { return f.WriteLine(k.out) }
+}
+
+// close flushes the stage, then writes what is left, even when the stage failed.
+func (k *sink) close() error {
+	err := k.st.Flush(k.emit)
+	if ferr := k.out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
 // Writer adapts a stage to an io.Writer: lines written to it go through the stage and its
 // output goes to dst, in one write for each Write. Close flushes the stage, treating an
 // unterminated last line as a line.
 type Writer struct {
-	st      Stage
-	out     *codec.LineWriter
+	sink
 	pending []byte
 	lineNo  int
-	emit    Emit
 	frame   Frame
 }
 
 // NewWriter returns a Writer that sends st's output to dst.
 func NewWriter(st Stage, dst io.Writer) *Writer {
-	w := &Writer{st: st, out: codec.NewBatchWriter(dst)}
-	w.emit = func(f *Frame) error { return f.WriteLine(w.out) }
+	w := &Writer{}
+	w.init(st, dst)
 	return w
 }
 
@@ -65,10 +85,7 @@ func (w *Writer) Close() error {
 		}
 		w.pending = nil
 	}
-	if err := w.st.Flush(w.emit); err != nil {
-		return err
-	}
-	return w.out.Flush()
+	return w.close()
 }
 
 // Reader adapts a stage to an io.Reader: reading from it yields st's output for the lines
@@ -119,16 +136,12 @@ func (r *Reader) Read(p []byte) (int, error) {
 // EventWriter is the output of an agent's events: each goes through the stage to dst,
 // gathered until Flush (the agent flushes after each provider chunk). A nil EventWriter
 // (a run that writes no events) takes every event and writes nothing.
-type EventWriter struct {
-	st   Stage
-	out  *codec.LineWriter
-	emit Emit
-}
+type EventWriter struct{ sink }
 
 // NewEventWriter returns an EventWriter that sends st's output to dst.
 func NewEventWriter(st Stage, dst io.Writer) *EventWriter {
-	w := &EventWriter{st: st, out: codec.NewBatchWriter(dst)}
-	w.emit = func(f *Frame) error { return f.WriteLine(w.out) }
+	w := &EventWriter{}
+	w.init(st, dst)
 	return w
 }
 
@@ -153,9 +166,5 @@ func (w *EventWriter) Close() error {
 	if w == nil {
 		return nil
 	}
-	err := w.st.Flush(w.emit)
-	if ferr := w.out.Flush(); err == nil {
-		err = ferr
-	}
-	return err
+	return w.close()
 }
