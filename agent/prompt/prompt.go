@@ -47,7 +47,8 @@ type Input struct {
 	Waiting func()
 	// Done, when closed, ends the wait for stdin (a stop signal): Gather returns ErrStopped.
 	Done <-chan struct{}
-	// Expand, when set, expands each prompt argument (a /template at its start).
+	// Expand, when set, expands each prompt argument (a /template at its start), and stdin
+	// when it is the whole prompt (no argument, no @FILE).
 	Expand func(string) string
 }
 
@@ -130,6 +131,9 @@ func Gather(in Input) (*Prompts, error) {
 			return nil, err
 		}
 		if s := strings.TrimSpace(text); s != "" {
+			if len(prompts) == 0 && prefix.Len() == 0 && in.Expand != nil {
+				s = in.Expand(s) // stdin is the prompt, as an argument would be (the upstream's too)
+			}
 			prefix.WriteString(s + "\n")
 		}
 	}
