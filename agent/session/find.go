@@ -204,7 +204,7 @@ func compareNewest(a, b *Info) int {
 
 // IDs returns the ids of the session files in dir, sorted.
 func IDs(dir string) ([]string, error) {
-	files, err := Files(dir)
+	files, err := listFiles(dir, false)
 	ids := make([]string, len(files))
 	for i, f := range files {
 		ids[i] = f.ID
@@ -221,7 +221,7 @@ func Find(dir, query string) (string, error) {
 			return path, nil
 		}
 	}
-	files, err := Files(dir)
+	files, err := listFiles(dir, false)
 	if err != nil {
 		return "", err
 	}

@@ -61,7 +61,11 @@ func IDOf(path string) string {
 // Files returns the regular session files in dir (symbolic links are not followed), sorted
 // by id, then name; a missing dir holds none. Each file's size and modification time come
 // from the one stat a listing needs (statNames: relative to the open directory, on all CPUs).
-func Files(dir string) ([]SavedFile, error) {
+func Files(dir string) ([]SavedFile, error) { return listFiles(dir, true) }
+
+// listFiles is Files, with the stats only when stat is true (their names and types are what
+// finding an id needs).
+func listFiles(dir string, stat bool) ([]SavedFile, error) {
 	d, err := os.Open(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -70,18 +74,20 @@ func Files(dir string) ([]SavedFile, error) {
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	defer d.Close()
-	names, err := d.Readdirnames(-1)
+	des, err := d.ReadDir(-1) // the types come with the names, where the file system gives them
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	files := make([]SavedFile, 0, len(names))
-	for _, name := range names {
-		if id, ok := idOfName(name); ok {
-			files = append(files, SavedFile{ID: id, Name: name})
+	files := make([]SavedFile, 0, len(des))
+	for _, de := range des {
+		if id, ok := idOfName(de.Name()); ok && de.Type().IsRegular() {
+			files = append(files, SavedFile{ID: id, Name: de.Name()})
 		}
 	}
-	statNames(d, files)
-	files = slices.DeleteFunc(files, func(f SavedFile) bool { return f.size < 0 })
+	if stat {
+		statNames(d, files)
+		files = slices.DeleteFunc(files, func(f SavedFile) bool { return f.size < 0 })
+	}
 	slices.SortFunc(files, compareFiles)
 	return files, nil
 }
