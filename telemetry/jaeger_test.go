@@ -1,6 +1,7 @@
 package telemetry_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -200,7 +202,8 @@ const jaegerScript = `{"responses": [
 ]}`
 
 // The agent on the scripted provider with --otel, into a real Jaeger: the tree Jaeger
-// shows; the same recording through filter otel; then a collector that is down.
+// shows; the same recording through filter otel; a collector that is down; a run stopped by
+// a signal.
 func TestJaeger(t *testing.T) {
 	j := startJaeger(t)
 	bin := buildBinary(t)
@@ -210,11 +213,13 @@ func TestJaeger(t *testing.T) {
 		t.Fatal(err)
 	}
 	protocol := "http/protobuf"
+	env := func(service, endpoint string) []string {
+		return append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL="+protocol, "OTEL_SERVICE_NAME="+service,
+			"BASE_CONTEXT_HOME="+filepath.Join(dir, "home"), "TRACEPARENT=")
+	}
 	run := func(service, endpoint string, args ...string) (stdout, stderr string, code int, took time.Duration) {
 		cmd := exec.Command(bin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL="+protocol, "OTEL_SERVICE_NAME="+service,
-			"BASE_CONTEXT_HOME="+filepath.Join(dir, "home"), "TRACEPARENT=")
+		cmd.Dir, cmd.Env = dir, env(service, endpoint)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		start := time.Now()
@@ -284,6 +289,68 @@ func TestJaeger(t *testing.T) {
 	}
 	if took > 10*time.Second {
 		t.Errorf("with the collector down, the run took %v (--otel-timeout 1s)", took)
+	}
+
+	t.Run("signal", func(t *testing.T) {
+		flushOnSignal(t, j, bin, dir, func(service string) []string { return env(service, j.otlp) })
+	})
+}
+
+const stallScript = `{"responses": [
+  {"text": ["Waiting."], "tool_calls": [{"id": "call_sleep", "name": "bash", "args": ["{\"command\": \"sleep 60\"}"]}], "usage": {"input": 100, "output": 5}},
+  {"text": ["Never."], "usage": {"input": 1, "output": 1}}
+]}`
+
+// flushOnSignal: a run stopped by SIGINT or SIGTERM while a tool runs still exports its
+// trace before it exits with 130 or 143: the root, the model call, and the tool call cut
+// short. env is the environment of a run exporting as service.
+func flushOnSignal(t *testing.T, j jaeger, bin, dir string, env func(service string) []string) {
+	script := filepath.Join(dir, "stall.json")
+	if err := os.WriteFile(script, []byte(stallScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []struct {
+		signal os.Signal
+		code   int
+	}{{os.Interrupt, 130}, {syscall.SIGTERM, 143}} {
+		service := fmt.Sprintf("bc-signal-%d", sig.code)
+		cmd := exec.Command(bin, "--mode", "json", "--script", script, "--no-session", "--otel", "wait")
+		cmd.Dir, cmd.Env = dir, env(service)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(stdout)
+		lines.Buffer(nil, 1<<20)
+		for lines.Scan() && !strings.HasPrefix(lines.Text(), `{"type":"tool_execution_start"`) {
+		}
+		if err := cmd.Process.Signal(sig.signal); err != nil {
+			t.Fatal(err)
+		}
+		var last string
+		for lines.Scan() {
+			last = lines.Text()
+		}
+		err = cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != sig.code {
+			t.Fatalf("%v: %v, want status %d; stderr:\n%s", sig.signal, err, sig.code, errb.String())
+		}
+		if !strings.HasPrefix(last, `{"type":"agent_end"`) {
+			t.Errorf("%v: the stream ends with %.80s", sig.signal, last)
+		}
+		spans := j.traces(t, service, 1)[0]
+		names := map[string]int{}
+		for _, s := range spans {
+			names[s.OperationName]++
+		}
+		if names["invoke_agent base-context"] != 1 || names["chat default"] != 1 || names["execute_tool bash"] != 1 {
+			t.Errorf("%v: spans %v", sig.signal, names)
+		}
 	}
 }
 
