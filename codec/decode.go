@@ -24,7 +24,32 @@ func ParseMessage(raw []byte) (Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeMessage(v)
+	return decodeMessage(v, false)
+}
+
+// DecodeMessage decodes one encoded message that a validator has accepted (Valid,
+// CheckObject on the line around it) without validating it again; the message shares no
+// memory with raw, which the caller may reuse. A session's loader decodes its lines so,
+// from one buffer.
+func DecodeMessage(raw []byte) (Message, error) {
+	v := gjson.Parse(UnsafeString(raw))
+	if !v.IsObject() {
+		return nil, fmt.Errorf("codec: message: expected object, got %s", decodeTypeName(v))
+	}
+	return decodeMessage(v, true)
+}
+
+// detached is the string v (a JSON string) in memory of its own: gjson's Str is a slice of
+// the input unless it had to unescape it.
+func detached(v gjson.Result) string {
+	if v.Str == "" {
+		return ""
+	}
+	s, raw := uintptr(unsafe.Pointer(unsafe.StringData(v.Str))), uintptr(unsafe.Pointer(unsafe.StringData(v.Raw)))
+	if s >= raw && s < raw+uintptr(len(v.Raw)) {
+		return strings.Clone(v.Str)
+	}
+	return v.Str
 }
 
 // ParseContent decodes one encoded content block.
@@ -33,7 +58,7 @@ func ParseContent(raw []byte) (Content, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeContent(v)
+	return decodeContent(v, false)
 }
 
 // ParseContents decodes a JSON array of content blocks.
@@ -45,7 +70,7 @@ func ParseContents(raw []byte) ([]Content, error) {
 	if !v.IsArray() {
 		return nil, fmt.Errorf("codec: content: expected array, got %s", decodeTypeName(v))
 	}
-	return decodeContents(v)
+	return decodeContents(v, false)
 }
 
 func decodeObject(raw []byte, what string) (gjson.Result, error) {
@@ -153,6 +178,8 @@ func decodeTypeName(v gjson.Result) string {
 type Fields struct {
 	What string // "assistant message", "text block", ... for error messages
 	Err  error
+
+	detach bool // strings are copied out of the input, which the caller reuses (DecodeMessage)
 }
 
 func (f *Fields) fail(key string, want string, v gjson.Result) {
@@ -165,6 +192,9 @@ func (f *Fields) fail(key string, want string, v gjson.Result) {
 func (f *Fields) Str(key string, v gjson.Result) string {
 	switch v.Type {
 	case gjson.String:
+		if f.detach {
+			return detached(v)
+		}
 		return v.Str
 	case gjson.Null:
 		return ""
@@ -239,14 +269,14 @@ func (f *Fields) Contents(key string, v gjson.Result) []Content {
 		f.fail(key, "array", v)
 		return nil
 	}
-	cs, err := decodeContents(v)
+	cs, err := decodeContents(v, f.detach)
 	if err != nil && f.Err == nil {
 		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
 	}
 	return cs
 }
 
-func decodeContents(v gjson.Result) ([]Content, error) {
+func decodeContents(v gjson.Result, detach bool) ([]Content, error) {
 	cs := []Content{}
 	var err error
 	i := 0
@@ -256,7 +286,7 @@ func decodeContents(v gjson.Result) ([]Content, error) {
 			err = fmt.Errorf("block %d: expected object, got %s", i, decodeTypeName(b))
 			return false
 		}
-		c, err = decodeContent(b)
+		c, err = decodeContent(b, detach)
 		if err != nil {
 			err = fmt.Errorf("block %d: %w", i, err)
 			return false
@@ -268,15 +298,15 @@ func decodeContents(v gjson.Result) ([]Content, error) {
 	return cs, err
 }
 
-func decodeContent(v gjson.Result) (Content, error) {
-	c, err := decodeVariant(v, "content block", "type", "type", planned().contents)
+func decodeContent(v gjson.Result, detach bool) (Content, error) {
+	c, err := decodeVariant(v, "content block", "type", "type", planned().contents, detach)
 	content, _ := c.(Content)
 	return content, err
 }
 
 // decodeVariant decodes v as the variant its discriminator key names; what and name name
 // the union and its discriminator in errors.
-func decodeVariant(v gjson.Result, what, key, name string, plans map[string]*plan) (any, error) {
+func decodeVariant(v gjson.Result, what, key, name string, plans map[string]*plan, detach bool) (any, error) {
 	tag := lastMember(v, key)
 	if tag.Type != gjson.String {
 		return nil, fmt.Errorf("codec: %s: field %q: expected string, got %s", what, key, decodeTypeName(tag))
@@ -285,7 +315,7 @@ func decodeVariant(v gjson.Result, what, key, name string, plans map[string]*pla
 	if p == nil {
 		return nil, fmt.Errorf("codec: %s: unknown %s %q", what, name, tag.Str)
 	}
-	return p.decodeNew(v)
+	return p.decodeNew(v, detach)
 }
 
 // decodeCompact copies an encoded value without insignificant whitespace.
@@ -301,8 +331,8 @@ func decodeCompact(raw string) json.RawMessage {
 	return b.Bytes()
 }
 
-func decodeMessage(v gjson.Result) (Message, error) {
-	m, err := decodeVariant(v, "message", "role", "role", planned().messages)
+func decodeMessage(v gjson.Result, detach bool) (Message, error) {
+	m, err := decodeVariant(v, "message", "role", "role", planned().messages, detach)
 	msg, _ := m.(Message)
 	return msg, err
 }
@@ -314,7 +344,7 @@ func ParseEvent(line []byte) (Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := decodeVariant(v, "event", "type", "type", planned().events)
+	e, err := decodeVariant(v, "event", "type", "type", planned().events, false)
 	event, _ := e.(Event)
 	return event, err
 }

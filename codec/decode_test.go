@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -290,5 +291,47 @@ func TestParseRawSpanningLinesCompacted(t *testing.T) {
 	}
 	if c := m.(*CustomMessage); string(c.Content) != `[ {"type":"text"} ]` || string(c.Details) != `{ "b" : 2 }` {
 		t.Errorf("raw fields on one line are kept as they are: %s %s", c.Content, c.Details)
+	}
+}
+
+// TestDecodeMessageDetached: DecodeMessage gives what ParseMessage gives, for every message
+// of the reference sessions and streams, and keeps no byte of its input, which is then
+// overwritten.
+func TestDecodeMessageDetached(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(decodeRefStreams, "*.jsonl"))
+	n := 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			m := gjson.Get(line, "message")
+			if !m.IsObject() {
+				continue
+			}
+			want, err := ParseMessage([]byte(m.Raw))
+			buf := []byte(m.Raw)
+			got, err2 := DecodeMessage(buf)
+			if (err == nil) != (err2 == nil) {
+				t.Fatalf("%s:%d: ParseMessage %v, DecodeMessage %v", file, i+1, err, err2)
+			}
+			if err != nil {
+				continue
+			}
+			for j := range buf {
+				buf[j] = 'z'
+			}
+			if g, w := got.AppendJSON(nil), want.AppendJSON(nil); !bytes.Equal(g, w) {
+				t.Fatalf("%s:%d: decoded\n%s\nwant\n%s", file, i+1, g, w)
+			}
+			n++
+		}
+	}
+	if n < 10 {
+		t.Fatalf("%d messages compared", n)
+	}
+	if _, err := DecodeMessage([]byte(`{"role":"robot"}`)); err == nil {
+		t.Error("unknown role: want an error")
 	}
 }

@@ -92,7 +92,7 @@ func init() {
 		}, decode: func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer, _ *memberPlan) {
 			m := (*UserMessage)(obj)
 			if x.Type == gjson.String {
-				m.Text = x.Str
+				m.Text = f.Str(key, x)
 			} else {
 				m.Blocks = f.Contents(key, x)
 			}
@@ -355,9 +355,9 @@ func variantPlans(table []variant) map[string]*plan {
 }
 
 // decodeNew decodes the object v into a new value of the plan's type, a pointer.
-func (p *plan) decodeNew(v gjson.Result) (any, error) {
+func (p *plan) decodeNew(v gjson.Result, detach bool) (any, error) {
 	obj := reflect.New(p.shape.goType)
-	f := Fields{What: p.what}
+	f := Fields{What: p.what, detach: detach}
 	p.decode(&f, v, obj.UnsafePointer(), "")
 	return obj.Interface(), f.Err
 }
@@ -496,7 +496,7 @@ func (f *Fields) message(key string, x gjson.Result) Message {
 		f.fail(key, "object", x)
 		return nil
 	}
-	m, err := decodeMessage(x)
+	m, err := decodeMessage(x, f.detach)
 	if err != nil && f.Err == nil {
 		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
 	}
@@ -520,7 +520,7 @@ func (p *plan) decodeMember(f *Fields, key string, x gjson.Result) unsafe.Pointe
 		f.fail(key+"."+s.Union.Key, strconv.Quote(s.Tag), tag)
 		return nil
 	}
-	v, err := p.decodeNew(x)
+	v, err := p.decodeNew(x, f.detach)
 	if err != nil && f.Err == nil {
 		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
 	}
