@@ -1,0 +1,73 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// Loading a session to continue it (Resume) reads the file twice, keeping only what the
+// context needs. The first pass (scan without decode) checks every line as Read does but
+// keeps of each entry only its fields and where its line is; the chain, and the latest
+// compaction on it, follow from those. The second pass (readContext) reads back, with
+// ReadAt, the message of every message entry, in file order: each is decoded, so that an
+// invalid one is the same error as for Read, and kept only when the context holds it (from
+// the compaction's first kept entry on). Memory is the context's messages, the entries'
+// fields and a buffer of the longest line.
+
+// readContext fills in, after scan and link, what Context, ContextEntryIDs and Undelivered
+// read: the messages of the context, the line of the latest compaction on the chain and
+// those of the entries after the chain's last message.
+func (l *Loaded) readContext(path string, src lines) error {
+	for i := len(l.Chain) - 1; i >= 0; i-- {
+		if e := l.Chain[i]; e.Type == TypeCompaction {
+			if err := e.readRaw(src); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	for i := len(l.Chain) - 1; i >= 0 && l.Chain[i].Type != TypeMessage; i-- {
+		if err := l.Chain[i].readRaw(src); err != nil {
+			return err
+		}
+	}
+	_, from := l.start()
+	keep := make(map[*Entry]bool, len(l.Chain)-from)
+	for _, e := range l.Chain[from:] {
+		keep[e] = true
+	}
+	return l.decodeMessages(path, src, keep)
+}
+
+// decodeMessages decodes the message of each message entry in file order, keeping those
+// in keep; the first that is invalid is the error, naming its line.
+func (l *Loaded) decodeMessages(path string, src lines, keep map[*Entry]bool) error {
+	for i := range l.Entries {
+		e := &l.Entries[i]
+		if e.Type != TypeMessage {
+			continue
+		}
+		raw, err := src.at(e.off+int64(e.msgStart), e.msgEnd-e.msgStart)
+		if err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
+		m, err := entryMessage(raw)
+		if err != nil {
+			return (&lineError{e.Line, err.Error()}).err(path)
+		}
+		if keep[e] {
+			e.Message = m
+		}
+	}
+	return nil
+}
+
+// readRaw reads the entry's line back.
+func (e *Entry) readRaw(src lines) error {
+	line, err := src.at(e.off, e.size)
+	if err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	e.Raw = bytes.Clone(line)
+	return nil
+}
