@@ -27,16 +27,17 @@ func ParseMessage(raw []byte) (Message, error) {
 	return decodeMessage(v, false)
 }
 
-// DecodeMessage decodes one encoded message that a validator has accepted (Valid,
-// CheckObject on the line around it) without validating it again; the message shares no
-// memory with raw, which the caller may reuse. A session's loader decodes its lines so,
-// from one buffer.
-func DecodeMessage(raw []byte) (Message, error) {
+// DecodeMessage decodes one encoded message that a validator has accepted (Valid, or
+// CheckObject on the line around it) without validating it again. Its strings share raw's
+// memory, which must then stay as it is, unless detach is set: then the message shares
+// nothing with raw, which the caller may reuse (a session's loader decodes its lines so,
+// from one buffer).
+func DecodeMessage(raw []byte, detach bool) (Message, error) {
 	v := gjson.Parse(UnsafeString(raw))
 	if !v.IsObject() {
 		return nil, fmt.Errorf("codec: message: expected object, got %s", decodeTypeName(v))
 	}
-	return decodeMessage(v, true)
+	return decodeMessage(v, detach)
 }
 
 // detached is the string v (a JSON string) in memory of its own: gjson's Str is a slice of
@@ -97,56 +98,62 @@ func lastMember(v gjson.Result, key string) gjson.Result {
 	return found
 }
 
-// eachMember calls fn for the members of the object v in order until fn returns false, but
-// of duplicate keys only for the last, as jq reads them: an earlier duplicate neither counts
-// nor fails a type check.
-func eachMember(v gjson.Result, fn func(k, x gjson.Result) bool) {
-	if !hasDuplicateKeys(v) {
-		v.ForEach(fn)
-		return
-	}
-	type member struct{ k, x gjson.Result }
-	var members []member
-	last := map[string]int{}
+// member is one member of an object as gjson reads it.
+type member struct{ k, x gjson.Result }
+
+// objectMembers appends the members of the object v to ms, in order, reading v once (a
+// member's value is crossed once, however long); of duplicate keys only the last is kept,
+// as jq reads them: an earlier duplicate neither counts nor fails a type check.
+func objectMembers(v gjson.Result, ms []member) []member {
 	v.ForEach(func(k, x gjson.Result) bool {
-		last[k.Str] = len(members)
-		members = append(members, member{k, x})
+		ms = append(ms, member{k, x})
 		return true
 	})
-	for i, m := range members {
-		if last[m.k.Str] == i && !fn(m.k, m.x) {
-			return
+	if !hasDuplicateKeys(ms) {
+		return ms
+	}
+	last := make(map[string]int, len(ms))
+	for i, m := range ms {
+		last[m.k.Str] = i
+	}
+	kept := ms[:0]
+	for i, m := range ms {
+		if last[m.k.Str] == i {
+			kept = append(kept, m)
 		}
 	}
+	return kept
 }
 
-func hasDuplicateKeys(v gjson.Result) bool {
-	var store [16]string
-	keys := store[:0]
-	var seen map[string]bool
-	dup := false
-	v.ForEach(func(k, _ gjson.Result) bool {
-		if seen != nil {
-			dup = seen[k.Str]
-			seen[k.Str] = true
-			return !dup
-		}
-		for _, key := range keys {
-			if key == k.Str {
-				dup = true
-				return false
+func hasDuplicateKeys(ms []member) bool {
+	if len(ms) <= 16 {
+		for i := range ms {
+			for j := range i {
+				if ms[i].k.Str == ms[j].k.Str {
+					return true
+				}
 			}
 		}
-		keys = append(keys, k.Str)
-		if len(keys) == len(store) {
-			seen = make(map[string]bool, 2*len(store))
-			for _, key := range keys {
-				seen[key] = true
-			}
+		return false
+	}
+	seen := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		if seen[m.k.Str] {
+			return true
 		}
-		return true
-	})
-	return dup
+		seen[m.k.Str] = true
+	}
+	return false
+}
+
+// get is the member key of ms (read by objectMembers), the zero Result when there is none.
+func get(ms []member, key string) gjson.Result {
+	for _, m := range ms {
+		if m.k.Str == key {
+			return m.x
+		}
+	}
+	return gjson.Result{}
 }
 
 // TypeName names the JSON type of v for error messages: "string", "number", "boolean",
@@ -307,7 +314,9 @@ func decodeContent(v gjson.Result, detach bool) (Content, error) {
 // decodeVariant decodes v as the variant its discriminator key names; what and name name
 // the union and its discriminator in errors.
 func decodeVariant(v gjson.Result, what, key, name string, plans map[string]*plan, detach bool) (any, error) {
-	tag := lastMember(v, key)
+	var store [8]member
+	ms := objectMembers(v, store[:0])
+	tag := get(ms, key)
 	if tag.Type != gjson.String {
 		return nil, fmt.Errorf("codec: %s: field %q: expected string, got %s", what, key, decodeTypeName(tag))
 	}
@@ -315,7 +324,7 @@ func decodeVariant(v gjson.Result, what, key, name string, plans map[string]*pla
 	if p == nil {
 		return nil, fmt.Errorf("codec: %s: unknown %s %q", what, name, tag.Str)
 	}
-	return p.decodeNew(v, detach)
+	return p.decodeNew(ms, detach)
 }
 
 // decodeCompact copies an encoded value without insignificant whitespace.

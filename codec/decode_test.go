@@ -295,8 +295,8 @@ func TestParseRawSpanningLinesCompacted(t *testing.T) {
 }
 
 // TestDecodeMessageDetached: DecodeMessage gives what ParseMessage gives, for every message
-// of the reference sessions and streams, and keeps no byte of its input, which is then
-// overwritten.
+// of the reference sessions and streams, and when detached keeps no byte of its input,
+// which is then overwritten.
 func TestDecodeMessageDetached(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(decodeRefStreams, "*.jsonl"))
 	n := 0
@@ -311,10 +311,11 @@ func TestDecodeMessageDetached(t *testing.T) {
 				continue
 			}
 			want, err := ParseMessage([]byte(m.Raw))
+			shared, err3 := DecodeMessage([]byte(m.Raw), false)
 			buf := []byte(m.Raw)
-			got, err2 := DecodeMessage(buf)
-			if (err == nil) != (err2 == nil) {
-				t.Fatalf("%s:%d: ParseMessage %v, DecodeMessage %v", file, i+1, err, err2)
+			got, err2 := DecodeMessage(buf, true)
+			if (err == nil) != (err2 == nil) || (err == nil) != (err3 == nil) {
+				t.Fatalf("%s:%d: ParseMessage %v, DecodeMessage %v, %v", file, i+1, err, err2, err3)
 			}
 			if err != nil {
 				continue
@@ -322,8 +323,12 @@ func TestDecodeMessageDetached(t *testing.T) {
 			for j := range buf {
 				buf[j] = 'z'
 			}
-			if g, w := got.AppendJSON(nil), want.AppendJSON(nil); !bytes.Equal(g, w) {
+			w := want.AppendJSON(nil)
+			if g := got.AppendJSON(nil); !bytes.Equal(g, w) {
 				t.Fatalf("%s:%d: decoded\n%s\nwant\n%s", file, i+1, g, w)
+			}
+			if g := shared.AppendJSON(nil); !bytes.Equal(g, w) {
+				t.Fatalf("%s:%d: decoded sharing its input\n%s\nwant\n%s", file, i+1, g, w)
 			}
 			n++
 		}
@@ -331,7 +336,7 @@ func TestDecodeMessageDetached(t *testing.T) {
 	if n < 10 {
 		t.Fatalf("%d messages compared", n)
 	}
-	if _, err := DecodeMessage([]byte(`{"role":"robot"}`)); err == nil {
+	if _, err := DecodeMessage([]byte(`{"role":"robot"}`), true); err == nil {
 		t.Error("unknown role: want an error")
 	}
 }

@@ -51,7 +51,8 @@ func (l *Loaded) decodeMessages(path string, src lines, keep map[*Entry]bool) er
 		if err != nil {
 			return fmt.Errorf("session: %w", err)
 		}
-		m, err := entryMessage(raw)
+		// The buffer is reused: a kept message's strings are copied out of it.
+		m, err := entryMessage(raw, keep[e])
 		if err != nil {
 			return (&lineError{e.Line, err.Error()}).err(path)
 		}

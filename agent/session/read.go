@@ -251,7 +251,7 @@ func scan(path string, src lines, decode bool) (l *Loaded, bad *lineError, err e
 		if err != nil {
 			return nil, nil, fmt.Errorf("session: %w", err)
 		}
-		if _, err := entryMessage(line[e.msgStart:e.msgEnd]); err != nil {
+		if _, err := entryMessage(line[e.msgStart:e.msgEnd], false); err != nil {
 			bad = &lineError{e.Line, err.Error()}
 			if l.missingLF {
 				bad.msg = "incomplete line: " + bad.msg
@@ -278,9 +278,9 @@ func parseHeader(h *codec.Header, line []byte) error {
 	return nil
 }
 
-// parseEntry checks an entry line and reads its members; its strings are in line's memory.
-// The message of a message entry is decoded when decode is set; else it is only found
-// (msgStart, msgEnd), for entryMessage.
+// parseEntry checks an entry line and reads its members; its strings, and its message's,
+// are in line's memory. The message of a message entry is decoded when decode is set; else
+// it is only found (msgStart, msgEnd), for entryMessage.
 func parseEntry(line []byte, decode bool) (Entry, error) {
 	e := Entry{Raw: line}
 	if err := codec.CheckObject(line); err != nil {
@@ -335,7 +335,7 @@ func parseEntry(line []byte, decode bool) (Entry, error) {
 		}
 		e.msgStart, e.msgEnd = msg.ValStart, msg.ValEnd
 		if decode {
-			m, err := entryMessage(line[msg.ValStart:msg.ValEnd])
+			m, err := entryMessage(line[msg.ValStart:msg.ValEnd], false)
 			if err != nil {
 				return e, err
 			}
@@ -345,9 +345,11 @@ func parseEntry(line []byte, decode bool) (Entry, error) {
 	return e, nil
 }
 
-// entryMessage decodes the message of a message entry whose line parseEntry accepted; the
-// message does not share raw's memory.
-func entryMessage(raw []byte) (codec.Message, error) { return codec.DecodeMessage(raw) }
+// entryMessage decodes the message of a message entry whose line parseEntry accepted; its
+// strings share raw's memory unless detach is set.
+func entryMessage(raw []byte, detach bool) (codec.Message, error) {
+	return codec.DecodeMessage(raw, detach)
+}
 
 // detach copies the entry's strings out of its line, which it forgets.
 func (e *Entry) detach() {
