@@ -30,10 +30,12 @@ type Entry struct {
 	Provider, ModelID, ThinkingLevel string
 
 	// Where the line is in the file: from off, size bytes (without its LF and CR); the
-	// message of a message entry is line[msgStart:msgEnd].
+	// message of a message entry is line[msgStart:msgEnd], escaped when it holds a
+	// backslash.
 	off              int64
 	size             int
 	msgStart, msgEnd int
+	escaped          bool
 }
 
 // Loaded is a session file as read.
@@ -163,11 +165,15 @@ func (s *fileLines) at(off int64, n int) ([]byte, error) {
 	if cap(s.buf) < n {
 		s.buf = make([]byte, n)
 	}
-	b := s.buf[:n]
-	if _, err := s.f.ReadAt(b, off); err != nil {
+	return s.read(s.buf[:n], off)
+}
+
+// read reads len(dst) bytes at off into dst.
+func (s *fileLines) read(dst []byte, off int64) ([]byte, error) {
+	if _, err := s.f.ReadAt(dst, off); err != nil {
 		return nil, err
 	}
-	return b, nil
+	return dst, nil
 }
 
 // lineError is a line that is not a valid entry.
@@ -280,7 +286,7 @@ func parseHeader(h *codec.Header, line []byte) error {
 
 // parseEntry checks an entry line and reads its members; its strings, and its message's,
 // are in line's memory. The message of a message entry is decoded when decode is set; else
-// it is only found (msgStart, msgEnd), for entryMessage.
+// it is only found (msgStart, msgEnd, escaped), for entryMessage.
 func parseEntry(line []byte, decode bool) (Entry, error) {
 	e := Entry{Raw: line}
 	if err := codec.CheckObject(line); err != nil {
@@ -340,6 +346,8 @@ func parseEntry(line []byte, decode bool) (Entry, error) {
 				return e, err
 			}
 			e.Message = m
+		} else {
+			e.escaped = bytes.IndexByte(line[msg.ValStart:msg.ValEnd], '\\') >= 0
 		}
 	}
 	return e, nil
