@@ -294,49 +294,69 @@ func TestParseRawSpanningLinesCompacted(t *testing.T) {
 	}
 }
 
-// TestDecodeMessageDetached: DecodeMessage gives what ParseMessage gives, for every message
-// of the reference sessions and streams, and when detached keeps no byte of its input,
-// which is then overwritten.
+// TestDecodeMessageDetached: DecodeMessage, which reads its input with this package's
+// scanner, gives what ParseMessage (gjson's) gives, for every message of the reference
+// sessions and streams and for strings, numbers and keys that are hard to read; detached,
+// it keeps no byte of its input, which is then overwritten.
 func TestDecodeMessageDetached(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(decodeRefStreams, "*.jsonl"))
-	n := 0
+	var lines []string
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, line := range strings.Split(string(data), "\n") {
-			m := gjson.Get(line, "message")
-			if !m.IsObject() {
-				continue
-			}
-			want, err := ParseMessage([]byte(m.Raw))
-			shared, err3 := DecodeMessage([]byte(m.Raw), false)
-			buf := []byte(m.Raw)
-			got, err2 := DecodeMessage(buf, true)
-			if (err == nil) != (err2 == nil) || (err == nil) != (err3 == nil) {
-				t.Fatalf("%s:%d: ParseMessage %v, DecodeMessage %v, %v", file, i+1, err, err2, err3)
-			}
-			if err != nil {
-				continue
-			}
-			for j := range buf {
-				buf[j] = 'z'
-			}
-			w := want.AppendJSON(nil)
-			if g := got.AppendJSON(nil); !bytes.Equal(g, w) {
-				t.Fatalf("%s:%d: decoded\n%s\nwant\n%s", file, i+1, g, w)
-			}
-			if g := shared.AppendJSON(nil); !bytes.Equal(g, w) {
-				t.Fatalf("%s:%d: decoded sharing its input\n%s\nwant\n%s", file, i+1, g, w)
-			}
-			n++
+			lines = append(lines, fmt.Sprintf("%s:%d\t%s", file, i+1, line))
 		}
+	}
+	for i, m := range []string{
+		`{"role":"user","content":"pair \ud83d\ude00 lone \ud800 \udc00 nul \u0000 \/ \\\" \u00e9 é \t\r\n","timestamp":-1}`,
+		`{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b\\","textSignature":null}],"timestamp":1.5e3}`,
+		`{"role":"user","content":"first","content":"last","timestamp":2}`,
+		`{ "role" : "assistant" , "content" : [ { "type" : "toolCall" , "id" : "c\u0031" , "name" : "bash" , "arguments" : { "a" : [ 1 , { } ] } } ] , "api":"a","provider":"p","model":"m","usage":{"input":12345678901234,"output":0.0,"cacheRead":-0,"cacheWrite":1E2,"totalTokens":3,"cost":{"input":0.1,"output":1e-7,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":9007199254740993}`,
+		`{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"details":{"x":"\n","y":[true,false,null]},"isError":true,"timestamp":3}`,
+		`{"r\u006fle":"user","content":"escaped key","timestamp":4}`,
+	} {
+		lines = append(lines, fmt.Sprintf("synthetic:%d\t{\"message\":%s}", i, m))
+	}
+	n := 0
+	for _, l := range lines {
+		name, line, _ := strings.Cut(l, "\t")
+		m := gjson.Get(line, "message")
+		if !m.IsObject() {
+			continue
+		}
+		want, err := ParseMessage([]byte(m.Raw))
+		shared, err3 := DecodeMessage([]byte(m.Raw), false)
+		buf := []byte(m.Raw)
+		got, err2 := DecodeMessage(buf, true)
+		if err != nil || err2 != nil || err3 != nil {
+			if err == nil || err2 == nil || err3 == nil || err2.Error() != err.Error() || err3.Error() != err.Error() ||
+				strings.HasPrefix(name, "synthetic") {
+				t.Fatalf("%s: ParseMessage %v, DecodeMessage %v, %v", name, err, err2, err3)
+			}
+			continue
+		}
+		for j := range buf {
+			buf[j] = 'z'
+		}
+		w := want.AppendJSON(nil)
+		if g := got.AppendJSON(nil); !bytes.Equal(g, w) {
+			t.Fatalf("%s: decoded\n%s\nwant\n%s", name, g, w)
+		}
+		if g := shared.AppendJSON(nil); !bytes.Equal(g, w) {
+			t.Fatalf("%s: decoded sharing its input\n%s\nwant\n%s", name, g, w)
+		}
+		n++
 	}
 	if n < 10 {
 		t.Fatalf("%d messages compared", n)
 	}
-	if _, err := DecodeMessage([]byte(`{"role":"robot"}`), true); err == nil {
-		t.Error("unknown role: want an error")
+	for _, bad := range []string{`{"role":"robot"}`, `{"role":"user","content":[1]}`, `{"role":"user","content":"a","timestamp":"1"}`} {
+		_, want := ParseMessage([]byte(bad))
+		if _, err := DecodeMessage([]byte(bad), true); err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("%s: DecodeMessage %v, ParseMessage %v", bad, err, want)
+		}
 	}
 }

@@ -356,9 +356,9 @@ func variantPlans(table []variant) map[string]*plan {
 
 // decodeNew decodes the members of an object (objectMembers) into a new value of the
 // plan's type, a pointer.
-func (p *plan) decodeNew(ms []member, detach bool) (any, error) {
+func (p *plan) decodeNew(ms []member, mode decodeMode) (any, error) {
 	obj := reflect.New(p.shape.goType)
-	f := Fields{What: p.what, detach: detach}
+	f := Fields{What: p.what, mode: mode}
 	p.decodeMembers(&f, ms, obj.UnsafePointer(), "")
 	return obj.Interface(), f.Err
 }
@@ -368,7 +368,7 @@ func (p *plan) decodeNew(ms []member, detach bool) (any, error) {
 // lists: empty), null counts as absent; prefix names nested members in errors ("usage.").
 func (p *plan) decode(f *Fields, v gjson.Result, obj unsafe.Pointer, prefix string) {
 	var store [8]member
-	p.decodeMembers(f, objectMembers(v, store[:0]), obj, prefix)
+	p.decodeMembers(f, objectMembers(v, store[:0], f.mode), obj, prefix)
 }
 
 // decodeMembers is decode of an object's members (objectMembers).
@@ -492,7 +492,7 @@ func (f *Fields) eachElem(key string, x gjson.Result, fn func(key string, elem g
 		return false
 	}
 	i := 0
-	x.ForEach(func(_, elem gjson.Result) bool {
+	eachElem(x, f.mode, func(elem gjson.Result) bool {
 		fn(fmt.Sprintf("%s[%d]", key, i), elem)
 		i++
 		return f.Err == nil
@@ -506,7 +506,7 @@ func (f *Fields) message(key string, x gjson.Result) Message {
 		f.fail(key, "object", x)
 		return nil
 	}
-	m, err := decodeMessage(x, f.detach)
+	m, err := decodeMessage(x, f.mode)
 	if err != nil && f.Err == nil {
 		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
 	}
@@ -531,7 +531,7 @@ func (p *plan) decodeMember(f *Fields, key string, x gjson.Result) unsafe.Pointe
 		return nil
 	}
 	var store [8]member
-	v, err := p.decodeNew(objectMembers(x, store[:0]), f.detach)
+	v, err := p.decodeNew(objectMembers(x, store[:0], f.mode), f.mode)
 	if err != nil && f.Err == nil {
 		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
 	}
