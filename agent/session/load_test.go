@@ -336,8 +336,8 @@ func TestResumeErrorsAsRead(t *testing.T) {
 // TestResumeKeepsOnlyTheContext: Resume keeps about the size of the context it builds, not
 // of the file: with a compaction that keeps the last tenth of a 6 MB session, and with the
 // whole session as context; with messages whose text has escapes, and without. Without
-// escapes that is also all it allocates; with them, decoding (gjson) allocates each
-// unescaped text twice, once for nothing, and the messages Resume only checks too.
+// escapes that is also all it allocates; with them, checking the messages that the context
+// does not keep unescapes their text too, for nothing.
 func TestResumeKeepsOnlyTheContext(t *testing.T) {
 	for _, c := range []struct {
 		name      string
