@@ -168,9 +168,12 @@ func eachElem(v gjson.Result, mode decodeMode, fn func(elem gjson.Result) bool) 
 // string is unescaped, a number parsed, a container left for later.
 func validResult(raw []byte) gjson.Result {
 	r := gjson.Result{Raw: UnsafeString(raw)}
+	if len(raw) == 0 { // not valid after all: nothing, rather than a panic
+		return r
+	}
 	switch raw[0] {
 	case '"':
-		r.Type, r.Str = gjson.String, stringBody(raw[1:len(raw)-1])
+		r.Type, r.Str = gjson.String, stringBody(raw[1:max(1, len(raw)-1)])
 	case '{', '[':
 		r.Type = gjson.JSON
 	case 't':

@@ -360,3 +360,14 @@ func TestDecodeMessageDetached(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeMessageInvalidInput: DecodeMessage trusts its caller that raw is valid JSON,
+// but input that is not (a file changed under its reader) gives an error or a message,
+// never a panic.
+func TestDecodeMessageInvalidInput(t *testing.T) {
+	whole := `{"role":"user","content":[{"type":"text","text":"a\"b"}],"timestamp":1}`
+	for n := range len(whole) {
+		DecodeMessage([]byte(whole[:n]), true)
+		DecodeMessage([]byte(whole[:n]+`"`), false)
+	}
+}
