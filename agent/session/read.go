@@ -98,7 +98,8 @@ type lines interface {
 	// next returns the next line without its LF, its offset and whether an LF ended it;
 	// io.EOF after the last. The line is valid until the next call.
 	next() (line []byte, off int64, terminated bool, err error)
-	// at returns the n bytes at off again, valid until the next call.
+	// at returns the n bytes at off again, valid until the next call; once called, next is
+	// not.
 	at(off int64, n int) ([]byte, error)
 }
 
@@ -124,13 +125,13 @@ func (m *memLines) next() ([]byte, int64, bool, error) {
 func (m *memLines) at(off int64, n int) ([]byte, error) { return m.data[off : off+int64(n)], nil }
 
 // fileLines reads the lines of a file through a bounded buffer; a line longer than the
-// buffer is assembled in long, which grows to the longest line.
+// buffer is assembled in long, which grows to the longest line, and serves at once the lines
+// have been read.
 type fileLines struct {
 	r    *bufio.Reader
 	f    io.ReaderAt
 	off  int64
 	long []byte
-	buf  []byte // for at
 }
 
 func newFileLines(f interface {
@@ -162,10 +163,10 @@ func (s *fileLines) next() ([]byte, int64, bool, error) {
 }
 
 func (s *fileLines) at(off int64, n int) ([]byte, error) {
-	if cap(s.buf) < n {
-		s.buf = make([]byte, n)
+	if cap(s.long) < n {
+		s.long = make([]byte, n)
 	}
-	return s.read(s.buf[:n], off)
+	return s.read(s.long[:n], off)
 }
 
 // read reads len(dst) bytes at off into dst.
