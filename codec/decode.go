@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -24,7 +25,49 @@ func ParseMessage(raw []byte) (Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeMessage(v)
+	return decodeMessage(v, 0)
+}
+
+// DecodeMessage decodes one encoded message that a validator has accepted (Valid, or
+// CheckObject on the line around it) without validating it again. Its strings share raw's
+// memory, which must then stay as it is, unless detach is set: then the message shares
+// nothing with raw, which the caller may reuse (a session's loader decodes its lines so,
+// from one buffer).
+func DecodeMessage(raw []byte, detach bool) (Message, error) {
+	v := gjson.Parse(UnsafeString(raw))
+	if !v.IsObject() {
+		return nil, fmt.Errorf("codec: message: expected object, got %s", decodeTypeName(v))
+	}
+	mode := validInput
+	if detach {
+		mode |= detachStrings
+	}
+	return decodeMessage(v, mode)
+}
+
+// decodeMode says how decoding reads its input.
+type decodeMode uint8
+
+const (
+	// detachStrings: strings are copied out of the input, which the caller reuses.
+	detachStrings decodeMode = 1 << iota
+	// validInput: the input is known to be valid JSON, so its objects and arrays are read
+	// with this package's scanner (validMembers, validElems), which crosses strings with
+	// IndexByte and unescapes a string once, where gjson goes a byte at a time.
+	validInput
+)
+
+// detached is the string v (a JSON string) in memory of its own: gjson's Str is a slice of
+// the input unless it had to unescape it.
+func detached(v gjson.Result) string {
+	if v.Str == "" {
+		return ""
+	}
+	s, raw := uintptr(unsafe.Pointer(unsafe.StringData(v.Str))), uintptr(unsafe.Pointer(unsafe.StringData(v.Raw)))
+	if s >= raw && s < raw+uintptr(len(v.Raw)) {
+		return strings.Clone(v.Str)
+	}
+	return v.Str
 }
 
 // ParseContent decodes one encoded content block.
@@ -33,7 +76,7 @@ func ParseContent(raw []byte) (Content, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeContent(v)
+	return decodeContent(v, 0)
 }
 
 // ParseContents decodes a JSON array of content blocks.
@@ -45,7 +88,7 @@ func ParseContents(raw []byte) ([]Content, error) {
 	if !v.IsArray() {
 		return nil, fmt.Errorf("codec: content: expected array, got %s", decodeTypeName(v))
 	}
-	return decodeContents(v)
+	return decodeContents(v, 0)
 }
 
 func decodeObject(raw []byte, what string) (gjson.Result, error) {
@@ -72,56 +115,122 @@ func lastMember(v gjson.Result, key string) gjson.Result {
 	return found
 }
 
-// eachMember calls fn for the members of the object v in order until fn returns false, but
-// of duplicate keys only for the last, as jq reads them: an earlier duplicate neither counts
-// nor fails a type check.
-func eachMember(v gjson.Result, fn func(k, x gjson.Result) bool) {
-	if !hasDuplicateKeys(v) {
-		v.ForEach(fn)
-		return
+// member is one member of an object as gjson reads it.
+type member struct{ k, x gjson.Result }
+
+// objectMembers appends the members of the object v to ms, in order, reading v once (a
+// member's value is crossed once, however long); of duplicate keys only the last is kept,
+// as jq reads them: an earlier duplicate neither counts nor fails a type check.
+func objectMembers(v gjson.Result, ms []member, mode decodeMode) []member {
+	if mode&validInput != 0 {
+		obj := unsafe.Slice(unsafe.StringData(v.Raw), len(v.Raw))
+		EachMember(obj, func(key []byte, m Member) bool {
+			k := gjson.Result{Type: gjson.String, Raw: UnsafeString(obj[m.KeyStart : m.KeyStart+len(key)+2])}
+			k.Str = stringBody(key)
+			ms = append(ms, member{k, validResult(m.Raw(obj))})
+			return true
+		})
+	} else {
+		v.ForEach(func(k, x gjson.Result) bool {
+			ms = append(ms, member{k, x})
+			return true
+		})
 	}
-	type member struct{ k, x gjson.Result }
-	var members []member
-	last := map[string]int{}
-	v.ForEach(func(k, x gjson.Result) bool {
-		last[k.Str] = len(members)
-		members = append(members, member{k, x})
-		return true
-	})
-	for i, m := range members {
-		if last[m.k.Str] == i && !fn(m.k, m.x) {
-			return
+	if !hasDuplicateKeys(ms) {
+		return ms
+	}
+	last := make(map[string]int, len(ms))
+	for i, m := range ms {
+		last[m.k.Str] = i
+	}
+	kept := ms[:0]
+	for i, m := range ms {
+		if last[m.k.Str] == i {
+			kept = append(kept, m)
 		}
 	}
+	return kept
 }
 
-func hasDuplicateKeys(v gjson.Result) bool {
-	var store [16]string
-	keys := store[:0]
-	var seen map[string]bool
-	dup := false
-	v.ForEach(func(k, _ gjson.Result) bool {
-		if seen != nil {
-			dup = seen[k.Str]
-			seen[k.Str] = true
-			return !dup
-		}
-		for _, key := range keys {
-			if key == k.Str {
-				dup = true
-				return false
-			}
-		}
-		keys = append(keys, k.Str)
-		if len(keys) == len(store) {
-			seen = make(map[string]bool, 2*len(store))
-			for _, key := range keys {
-				seen[key] = true
-			}
-		}
-		return true
+// eachElem calls fn for each element of the array v until it returns false, with gjson's
+// scan, or with this package's when mode says v is valid JSON.
+func eachElem(v gjson.Result, mode decodeMode, fn func(elem gjson.Result) bool) {
+	if mode&validInput == 0 {
+		v.ForEach(func(_, elem gjson.Result) bool { return fn(elem) })
+		return
+	}
+	EachElem(unsafe.Slice(unsafe.StringData(v.Raw), len(v.Raw)), func(_ int, elem []byte) bool {
+		return fn(validResult(elem))
 	})
-	return dup
+}
+
+// validResult is the gjson Result of raw, one valid JSON value, as gjson would read it: a
+// string is unescaped, a number parsed, a container left for later.
+func validResult(raw []byte) gjson.Result {
+	r := gjson.Result{Raw: UnsafeString(raw)}
+	if len(raw) == 0 { // not valid after all: nothing, rather than a panic
+		return r
+	}
+	switch raw[0] {
+	case '"':
+		r.Type, r.Str = gjson.String, stringBody(raw[1:max(1, len(raw)-1)])
+	case '{', '[':
+		r.Type = gjson.JSON
+	case 't':
+		r.Type = gjson.True
+	case 'f':
+		r.Type = gjson.False
+	case 'n':
+		r.Type = gjson.Null
+	default:
+		r.Type = gjson.Number
+		r.Num, _ = strconv.ParseFloat(r.Raw, 64)
+	}
+	return r
+}
+
+// stringBody is the body of a valid JSON string (without its quotes), unescaped: the body
+// itself, shared, when it has no escape.
+func stringBody(body []byte) string {
+	if bytes.IndexByte(body, '\\') < 0 {
+		return UnsafeString(body)
+	}
+	b := AppendUnescaped(make([]byte, 0, len(body)), body)
+	if cap(b)-len(b) > len(b)/4 {
+		return string(b)
+	}
+	return UnsafeString(b) // b is not written again
+}
+
+func hasDuplicateKeys(ms []member) bool {
+	if len(ms) <= 16 {
+		for i := range ms {
+			for j := range i {
+				if ms[i].k.Str == ms[j].k.Str {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	seen := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		if seen[m.k.Str] {
+			return true
+		}
+		seen[m.k.Str] = true
+	}
+	return false
+}
+
+// get is the member key of ms (read by objectMembers), the zero Result when there is none.
+func get(ms []member, key string) gjson.Result {
+	for _, m := range ms {
+		if m.k.Str == key {
+			return m.x
+		}
+	}
+	return gjson.Result{}
 }
 
 // TypeName names the JSON type of v for error messages: "string", "number", "boolean",
@@ -153,6 +262,8 @@ func decodeTypeName(v gjson.Result) string {
 type Fields struct {
 	What string // "assistant message", "text block", ... for error messages
 	Err  error
+
+	mode decodeMode // DecodeMessage's
 }
 
 func (f *Fields) fail(key string, want string, v gjson.Result) {
@@ -165,6 +276,9 @@ func (f *Fields) fail(key string, want string, v gjson.Result) {
 func (f *Fields) Str(key string, v gjson.Result) string {
 	switch v.Type {
 	case gjson.String:
+		if f.mode&detachStrings != 0 {
+			return detached(v)
+		}
 		return v.Str
 	case gjson.Null:
 		return ""
@@ -239,24 +353,24 @@ func (f *Fields) Contents(key string, v gjson.Result) []Content {
 		f.fail(key, "array", v)
 		return nil
 	}
-	cs, err := decodeContents(v)
+	cs, err := decodeContents(v, f.mode)
 	if err != nil && f.Err == nil {
 		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
 	}
 	return cs
 }
 
-func decodeContents(v gjson.Result) ([]Content, error) {
+func decodeContents(v gjson.Result, mode decodeMode) ([]Content, error) {
 	cs := []Content{}
 	var err error
 	i := 0
-	v.ForEach(func(_, b gjson.Result) bool {
+	eachElem(v, mode, func(b gjson.Result) bool {
 		var c Content
 		if !b.IsObject() {
 			err = fmt.Errorf("block %d: expected object, got %s", i, decodeTypeName(b))
 			return false
 		}
-		c, err = decodeContent(b)
+		c, err = decodeContent(b, mode)
 		if err != nil {
 			err = fmt.Errorf("block %d: %w", i, err)
 			return false
@@ -268,16 +382,18 @@ func decodeContents(v gjson.Result) ([]Content, error) {
 	return cs, err
 }
 
-func decodeContent(v gjson.Result) (Content, error) {
-	c, err := decodeVariant(v, "content block", "type", "type", planned().contents)
+func decodeContent(v gjson.Result, mode decodeMode) (Content, error) {
+	c, err := decodeVariant(v, "content block", "type", "type", planned().contents, mode)
 	content, _ := c.(Content)
 	return content, err
 }
 
 // decodeVariant decodes v as the variant its discriminator key names; what and name name
 // the union and its discriminator in errors.
-func decodeVariant(v gjson.Result, what, key, name string, plans map[string]*plan) (any, error) {
-	tag := lastMember(v, key)
+func decodeVariant(v gjson.Result, what, key, name string, plans map[string]*plan, mode decodeMode) (any, error) {
+	var store [8]member
+	ms := objectMembers(v, store[:0], mode)
+	tag := get(ms, key)
 	if tag.Type != gjson.String {
 		return nil, fmt.Errorf("codec: %s: field %q: expected string, got %s", what, key, decodeTypeName(tag))
 	}
@@ -285,7 +401,7 @@ func decodeVariant(v gjson.Result, what, key, name string, plans map[string]*pla
 	if p == nil {
 		return nil, fmt.Errorf("codec: %s: unknown %s %q", what, name, tag.Str)
 	}
-	return p.decodeNew(v)
+	return p.decodeNew(ms, mode)
 }
 
 // decodeCompact copies an encoded value without insignificant whitespace.
@@ -301,8 +417,8 @@ func decodeCompact(raw string) json.RawMessage {
 	return b.Bytes()
 }
 
-func decodeMessage(v gjson.Result) (Message, error) {
-	m, err := decodeVariant(v, "message", "role", "role", planned().messages)
+func decodeMessage(v gjson.Result, mode decodeMode) (Message, error) {
+	m, err := decodeVariant(v, "message", "role", "role", planned().messages, mode)
 	msg, _ := m.(Message)
 	return msg, err
 }
@@ -314,7 +430,7 @@ func ParseEvent(line []byte) (Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := decodeVariant(v, "event", "type", "type", planned().events)
+	e, err := decodeVariant(v, "event", "type", "type", planned().events, 0)
 	event, _ := e.(Event)
 	return event, err
 }

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -290,5 +291,83 @@ func TestParseRawSpanningLinesCompacted(t *testing.T) {
 	}
 	if c := m.(*CustomMessage); string(c.Content) != `[ {"type":"text"} ]` || string(c.Details) != `{ "b" : 2 }` {
 		t.Errorf("raw fields on one line are kept as they are: %s %s", c.Content, c.Details)
+	}
+}
+
+// TestDecodeMessageDetached: DecodeMessage, which reads its input with this package's
+// scanner, gives what ParseMessage (gjson's) gives, for every message of the reference
+// sessions and streams and for strings, numbers and keys that are hard to read; detached,
+// it keeps no byte of its input, which is then overwritten.
+func TestDecodeMessageDetached(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(decodeRefStreams, "*.jsonl"))
+	var lines []string
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			lines = append(lines, fmt.Sprintf("%s:%d\t%s", file, i+1, line))
+		}
+	}
+	for i, m := range []string{
+		`{"role":"user","content":"pair \ud83d\ude00 lone \ud800 \udc00 nul \u0000 \/ \\\" \u00e9 é \t\r\n","timestamp":-1}`,
+		`{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b\\","textSignature":null}],"timestamp":1.5e3}`,
+		`{"role":"user","content":"first","content":"last","timestamp":2}`,
+		`{ "role" : "assistant" , "content" : [ { "type" : "toolCall" , "id" : "c\u0031" , "name" : "bash" , "arguments" : { "a" : [ 1 , { } ] } } ] , "api":"a","provider":"p","model":"m","usage":{"input":12345678901234,"output":0.0,"cacheRead":-0,"cacheWrite":1E2,"totalTokens":3,"cost":{"input":0.1,"output":1e-7,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":9007199254740993}`,
+		`{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"details":{"x":"\n","y":[true,false,null]},"isError":true,"timestamp":3}`,
+		`{"r\u006fle":"user","content":"escaped key","timestamp":4}`,
+	} {
+		lines = append(lines, fmt.Sprintf("synthetic:%d\t{\"message\":%s}", i, m))
+	}
+	n := 0
+	for _, l := range lines {
+		name, line, _ := strings.Cut(l, "\t")
+		m := gjson.Get(line, "message")
+		if !m.IsObject() {
+			continue
+		}
+		want, err := ParseMessage([]byte(m.Raw))
+		shared, err3 := DecodeMessage([]byte(m.Raw), false)
+		buf := []byte(m.Raw)
+		got, err2 := DecodeMessage(buf, true)
+		if err != nil || err2 != nil || err3 != nil {
+			if err == nil || err2 == nil || err3 == nil || err2.Error() != err.Error() || err3.Error() != err.Error() ||
+				strings.HasPrefix(name, "synthetic") {
+				t.Fatalf("%s: ParseMessage %v, DecodeMessage %v, %v", name, err, err2, err3)
+			}
+			continue
+		}
+		for j := range buf {
+			buf[j] = 'z'
+		}
+		w := want.AppendJSON(nil)
+		if g := got.AppendJSON(nil); !bytes.Equal(g, w) {
+			t.Fatalf("%s: decoded\n%s\nwant\n%s", name, g, w)
+		}
+		if g := shared.AppendJSON(nil); !bytes.Equal(g, w) {
+			t.Fatalf("%s: decoded sharing its input\n%s\nwant\n%s", name, g, w)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("%d messages compared", n)
+	}
+	for _, bad := range []string{`{"role":"robot"}`, `{"role":"user","content":[1]}`, `{"role":"user","content":"a","timestamp":"1"}`} {
+		_, want := ParseMessage([]byte(bad))
+		if _, err := DecodeMessage([]byte(bad), true); err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("%s: DecodeMessage %v, ParseMessage %v", bad, err, want)
+		}
+	}
+}
+
+// TestDecodeMessageInvalidInput: DecodeMessage trusts its caller that raw is valid JSON,
+// but input that is not (a file changed under its reader) gives an error or a message,
+// never a panic.
+func TestDecodeMessageInvalidInput(t *testing.T) {
+	whole := `{"role":"user","content":[{"type":"text","text":"a\"b"}],"timestamp":1}`
+	for n := range len(whole) {
+		DecodeMessage([]byte(whole[:n]), true)
+		DecodeMessage([]byte(whole[:n]+`"`), false)
 	}
 }

@@ -92,7 +92,7 @@ func init() {
 		}, decode: func(f *Fields, key string, x gjson.Result, obj unsafe.Pointer, _ *memberPlan) {
 			m := (*UserMessage)(obj)
 			if x.Type == gjson.String {
-				m.Text = x.Str
+				m.Text = f.Str(key, x)
 			} else {
 				m.Blocks = f.Contents(key, x)
 			}
@@ -354,11 +354,12 @@ func variantPlans(table []variant) map[string]*plan {
 	return plans
 }
 
-// decodeNew decodes the object v into a new value of the plan's type, a pointer.
-func (p *plan) decodeNew(v gjson.Result) (any, error) {
+// decodeNew decodes the members of an object (objectMembers) into a new value of the
+// plan's type, a pointer.
+func (p *plan) decodeNew(ms []member, mode decodeMode) (any, error) {
 	obj := reflect.New(p.shape.goType)
-	f := Fields{What: p.what}
-	p.decode(&f, v, obj.UnsafePointer(), "")
+	f := Fields{What: p.what, mode: mode}
+	p.decodeMembers(&f, ms, obj.UnsafePointer(), "")
 	return obj.Interface(), f.Err
 }
 
@@ -366,6 +367,12 @@ func (p *plan) decodeNew(v gjson.Result) (any, error) {
 // in f. Members it does not know are ignored, absent ones keep their zero value (content
 // lists: empty), null counts as absent; prefix names nested members in errors ("usage.").
 func (p *plan) decode(f *Fields, v gjson.Result, obj unsafe.Pointer, prefix string) {
+	var store [8]member
+	p.decodeMembers(f, objectMembers(v, store[:0], f.mode), obj, prefix)
+}
+
+// decodeMembers is decode of an object's members (objectMembers).
+func (p *plan) decodeMembers(f *Fields, ms []member, obj unsafe.Pointer, prefix string) {
 	for i := range p.members {
 		if mp := &p.members[i]; mp.op == opContents {
 			*(*[]Content)(unsafe.Add(obj, mp.offset)) = []Content{}
@@ -373,7 +380,7 @@ func (p *plan) decode(f *Fields, v gjson.Result, obj unsafe.Pointer, prefix stri
 	}
 	var bit uint64 // of the discriminator's value, for the members it writes otherwise (alt)
 	if p.hasWhen {
-		tag := lastMember(v, p.shape.Union.Key).Str
+		tag := get(ms, p.shape.Union.Key).Str
 		for i, t := range p.tags {
 			if t == tag {
 				bit = 1 << i
@@ -387,21 +394,24 @@ func (p *plan) decode(f *Fields, v gjson.Result, obj unsafe.Pointer, prefix stri
 		mp.decode(f, key, x, obj)
 	}
 	next := 0 // members mostly come in the order we write them: try the next one first
-	eachMember(v, func(k, x gjson.Result) bool {
+	for _, m := range ms {
+		k, x := m.k, m.x
 		if next < len(p.members) && p.members[next].m.Key == k.Str {
 			decode(&p.members[next], prefix+k.Str, x)
 			next++
-			return f.Err == nil
-		}
-		for i := range p.members {
-			if mp := &p.members[i]; mp.m.Key == k.Str {
-				decode(mp, prefix+k.Str, x)
-				next = i + 1
-				break
+		} else {
+			for i := range p.members {
+				if mp := &p.members[i]; mp.m.Key == k.Str {
+					decode(mp, prefix+k.Str, x)
+					next = i + 1
+					break
+				}
 			}
 		}
-		return f.Err == nil
-	})
+		if f.Err != nil {
+			break
+		}
+	}
 	for i := range p.members {
 		if mp := &p.members[i]; mp.op == opHook && mp.hook.finish != nil {
 			mp.hook.finish(obj)
@@ -482,7 +492,7 @@ func (f *Fields) eachElem(key string, x gjson.Result, fn func(key string, elem g
 		return false
 	}
 	i := 0
-	x.ForEach(func(_, elem gjson.Result) bool {
+	eachElem(x, f.mode, func(elem gjson.Result) bool {
 		fn(fmt.Sprintf("%s[%d]", key, i), elem)
 		i++
 		return f.Err == nil
@@ -496,7 +506,7 @@ func (f *Fields) message(key string, x gjson.Result) Message {
 		f.fail(key, "object", x)
 		return nil
 	}
-	m, err := decodeMessage(x)
+	m, err := decodeMessage(x, f.mode)
 	if err != nil && f.Err == nil {
 		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
 	}
@@ -520,7 +530,8 @@ func (p *plan) decodeMember(f *Fields, key string, x gjson.Result) unsafe.Pointe
 		f.fail(key+"."+s.Union.Key, strconv.Quote(s.Tag), tag)
 		return nil
 	}
-	v, err := p.decodeNew(x)
+	var store [8]member
+	v, err := p.decodeNew(objectMembers(x, store[:0], f.mode), f.mode)
 	if err != nil && f.Err == nil {
 		f.Err = fmt.Errorf("codec: %s: field %q: %w", f.What, key, err)
 	}

@@ -50,36 +50,11 @@ func (l *Loaded) ContextEntryIDs() []string {
 // after it). Without a compaction, or when its first kept entry is not on the chain, the
 // messages are the chain's messages.
 func (l *Loaded) context() ([]codec.Message, []string) {
-	at := -1 // chain index of the latest compaction
-	for i := len(l.Chain) - 1; i >= 0; i-- {
-		if l.Chain[i].Type == TypeCompaction {
-			at = i
-			break
-		}
-	}
 	var msgs []codec.Message
 	var ids []string
-	from := 0
-	if at >= 0 {
-		c := gjson.ParseBytes(l.Chain[at].Raw)
-		first := c.Get("firstKeptEntryId").Str
-		kept := -1
-		for i := 0; i < at; i++ {
-			if l.Chain[i].ID == first {
-				kept = i
-				break
-			}
-		}
-		if kept >= 0 {
-			ts := int64(0)
-			if t, err := time.Parse(time.RFC3339Nano, l.Chain[at].Timestamp); err == nil {
-				ts = t.UnixMilli()
-			}
-			msgs = append(msgs, &codec.CompactionSummaryMessage{Summary: c.Get("summary").Str,
-				TokensBefore: c.Get("tokensBefore").Int(), Timestamp: ts})
-			ids = append(ids, "")
-			from = kept
-		}
+	summary, from := l.start()
+	if summary != nil {
+		msgs, ids = append(msgs, summary), append(ids, "")
 	}
 	for _, e := range l.Chain[from:] {
 		if e.Type == TypeMessage {
@@ -88,4 +63,33 @@ func (l *Loaded) context() ([]codec.Message, []string) {
 		}
 	}
 	return msgs, ids
+}
+
+// start is where the context begins: the latest compaction on the chain, as the summary
+// that stands in for the messages it replaced, and the chain index of its first kept entry;
+// nil and 0 without a compaction, or when its first kept entry is not on the chain.
+func (l *Loaded) start() (*codec.CompactionSummaryMessage, int) {
+	at := -1 // chain index of the latest compaction
+	for i := len(l.Chain) - 1; i >= 0; i-- {
+		if l.Chain[i].Type == TypeCompaction {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return nil, 0
+	}
+	c := gjson.ParseBytes(l.Chain[at].Raw)
+	first := c.Get("firstKeptEntryId").Str
+	for i := 0; i < at; i++ {
+		if l.Chain[i].ID == first {
+			ts := int64(0)
+			if t, err := time.Parse(time.RFC3339Nano, l.Chain[at].Timestamp); err == nil {
+				ts = t.UnixMilli()
+			}
+			return &codec.CompactionSummaryMessage{Summary: c.Get("summary").Str,
+				TokensBefore: c.Get("tokensBefore").Int(), Timestamp: ts}, i
+		}
+	}
+	return nil, 0
 }

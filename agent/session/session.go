@@ -254,7 +254,11 @@ func OpenAppend(path string) (*File, error) {
 }
 
 // Resume is OpenAppend that also returns the session as read (its Warnings say what a crash
-// left behind and was cut off).
+// left behind and was cut off). The file is read as a stream, every line checked as Read
+// does, but the session is kept only as far as its context needs: Entries and Chain hold
+// every entry's fields and Line, but Message only for the messages of Context (the chain
+// from the latest compaction's first kept entry on), which are also Messages, and Raw only
+// for that compaction and the entries after the chain's last message (Undelivered).
 func Resume(path string) (*File, *Loaded, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
@@ -274,16 +278,25 @@ func Resume(path string) (*File, *Loaded, error) {
 	if !st.Mode().IsRegular() {
 		return fail(fmt.Errorf("session: %s is not a regular file", path))
 	}
-	data := make([]byte, st.Size())
-	if _, err := f.ReadAt(data, 0); err != nil {
-		return fail(fmt.Errorf("session: %w", err))
-	}
-	l, err := parse(path, data)
+	src := newFileLines(f)
+	l, bad, err := scan(path, src, false)
 	if err != nil {
 		return fail(err)
 	}
+	if bad != nil {
+		// An invalid message before the invalid line is the error Read reports.
+		if err := l.decodeMessages(path, src, nil); err != nil {
+			return fail(err)
+		}
+		return fail(bad.err(path))
+	}
+	l.link()
+	if err := l.readContext(path, src); err != nil {
+		return fail(err)
+	}
+	l.collectMessages()
 	size := l.goodSize
-	if size < int64(len(data)) {
+	if size < src.off {
 		if err := f.Truncate(size); err != nil {
 			return fail(fmt.Errorf("session: repairing %s: %w", path, err))
 		}

@@ -492,7 +492,7 @@ func TestMemory(t *testing.T) {
 	}
 	// The lines are what a file would hold.
 	for _, e := range es {
-		if _, err := parseEntry(e.Raw); err != nil {
+		if _, err := parseEntry(e.Raw, true); err != nil {
 			t.Errorf("%s: %v", e.Raw, err)
 		}
 	}

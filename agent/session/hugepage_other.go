@@ -1,0 +1,5 @@
+//go:build !linux
+
+package session
+
+func hugeChunk(n int) []byte { return make([]byte, n) }
