@@ -25,7 +25,7 @@ func ParseMessage(raw []byte) (Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeMessage(v, 0)
+	return decodeMessage(v, decodeMode{})
 }
 
 // DecodeMessage decodes one encoded message that a validator has accepted (Valid, or
@@ -34,40 +34,64 @@ func ParseMessage(raw []byte) (Message, error) {
 // nothing with raw, which the caller may reuse (a session's loader decodes its lines so,
 // from one buffer).
 func DecodeMessage(raw []byte, detach bool) (Message, error) {
+	mode := decodeMode{flags: validInput}
+	if detach {
+		mode.flags |= detachStrings
+	}
+	return decodeValidMessage(raw, mode)
+}
+
+// DecodeMessageInto is DecodeMessage with detach, its strings copied (or unescaped) into
+// memory that alloc gives: alloc(n) returns n bytes nothing else uses, and the message's
+// strings take at most len(raw) bytes of it in all. A loader that keeps many messages lays
+// them in memory of its choosing (a session's, in large chunks).
+func DecodeMessageInto(raw []byte, alloc func(n int) []byte) (Message, error) {
+	return decodeValidMessage(raw, decodeMode{flags: validInput | detachStrings, alloc: alloc})
+}
+
+func decodeValidMessage(raw []byte, mode decodeMode) (Message, error) {
 	v := gjson.Parse(UnsafeString(raw))
 	if !v.IsObject() {
 		return nil, fmt.Errorf("codec: message: expected object, got %s", decodeTypeName(v))
 	}
-	mode := validInput
-	if detach {
-		mode |= detachStrings
-	}
 	return decodeMessage(v, mode)
 }
 
-// decodeMode says how decoding reads its input.
-type decodeMode uint8
+// decodeMode says how decoding reads its input: its flags, and where detached strings go
+// (alloc; nil: the heap).
+type decodeMode struct {
+	flags decodeFlags
+	alloc func(n int) []byte
+}
+
+type decodeFlags uint8
 
 const (
 	// detachStrings: strings are copied out of the input, which the caller reuses.
-	detachStrings decodeMode = 1 << iota
+	detachStrings decodeFlags = 1 << iota
 	// validInput: the input is known to be valid JSON, so its objects and arrays are read
 	// with this package's scanner (validMembers, validElems), which crosses strings with
 	// IndexByte and unescapes a string once, where gjson goes a byte at a time.
 	validInput
 )
 
-// detached is the string v (a JSON string) in memory of its own: gjson's Str is a slice of
-// the input unless it had to unescape it.
-func detached(v gjson.Result) string {
+// detached is the string v (a JSON string) in memory of its own, alloc's when it is not
+// nil: gjson's Str is a slice of the input unless it had to unescape it (into alloc's
+// memory, with validResult).
+func detached(v gjson.Result, alloc func(n int) []byte) string {
 	if v.Str == "" {
 		return ""
 	}
 	s, raw := uintptr(unsafe.Pointer(unsafe.StringData(v.Str))), uintptr(unsafe.Pointer(unsafe.StringData(v.Raw)))
-	if s >= raw && s < raw+uintptr(len(v.Raw)) {
+	if s < raw || s >= raw+uintptr(len(v.Raw)) {
+		return v.Str
+	}
+	if alloc == nil {
 		return strings.Clone(v.Str)
 	}
-	return v.Str
+	b := alloc(len(v.Str))
+	copy(b, v.Str)
+	return UnsafeString(b) // b is not written again
 }
 
 // ParseContent decodes one encoded content block.
@@ -76,7 +100,7 @@ func ParseContent(raw []byte) (Content, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeContent(v, 0)
+	return decodeContent(v, decodeMode{})
 }
 
 // ParseContents decodes a JSON array of content blocks.
@@ -88,7 +112,7 @@ func ParseContents(raw []byte) ([]Content, error) {
 	if !v.IsArray() {
 		return nil, fmt.Errorf("codec: content: expected array, got %s", decodeTypeName(v))
 	}
-	return decodeContents(v, 0)
+	return decodeContents(v, decodeMode{})
 }
 
 func decodeObject(raw []byte, what string) (gjson.Result, error) {
@@ -122,12 +146,12 @@ type member struct{ k, x gjson.Result }
 // member's value is crossed once, however long); of duplicate keys only the last is kept,
 // as jq reads them: an earlier duplicate neither counts nor fails a type check.
 func objectMembers(v gjson.Result, ms []member, mode decodeMode) []member {
-	if mode&validInput != 0 {
+	if mode.flags&validInput != 0 {
 		obj := unsafe.Slice(unsafe.StringData(v.Raw), len(v.Raw))
 		EachMember(obj, func(key []byte, m Member) bool {
 			k := gjson.Result{Type: gjson.String, Raw: UnsafeString(obj[m.KeyStart : m.KeyStart+len(key)+2])}
-			k.Str = stringBody(key)
-			ms = append(ms, member{k, validResult(m.Raw(obj))})
+			k.Str = stringBody(key, nil) // a key is matched, not kept
+			ms = append(ms, member{k, validResult(m.Raw(obj), mode.alloc)})
 			return true
 		})
 	} else {
@@ -155,25 +179,26 @@ func objectMembers(v gjson.Result, ms []member, mode decodeMode) []member {
 // eachElem calls fn for each element of the array v until it returns false, with gjson's
 // scan, or with this package's when mode says v is valid JSON.
 func eachElem(v gjson.Result, mode decodeMode, fn func(elem gjson.Result) bool) {
-	if mode&validInput == 0 {
+	if mode.flags&validInput == 0 {
 		v.ForEach(func(_, elem gjson.Result) bool { return fn(elem) })
 		return
 	}
 	EachElem(unsafe.Slice(unsafe.StringData(v.Raw), len(v.Raw)), func(_ int, elem []byte) bool {
-		return fn(validResult(elem))
+		return fn(validResult(elem, mode.alloc))
 	})
 }
 
 // validResult is the gjson Result of raw, one valid JSON value, as gjson would read it: a
-// string is unescaped, a number parsed, a container left for later.
-func validResult(raw []byte) gjson.Result {
+// string is unescaped (into alloc's memory when it is not nil), a number parsed, a container
+// left for later.
+func validResult(raw []byte, alloc func(n int) []byte) gjson.Result {
 	r := gjson.Result{Raw: UnsafeString(raw)}
 	if len(raw) == 0 { // not valid after all: nothing, rather than a panic
 		return r
 	}
 	switch raw[0] {
 	case '"':
-		r.Type, r.Str = gjson.String, stringBody(raw[1:max(1, len(raw)-1)])
+		r.Type, r.Str = gjson.String, stringBody(raw[1:max(1, len(raw)-1)], alloc)
 	case '{', '[':
 		r.Type = gjson.JSON
 	case 't':
@@ -190,10 +215,14 @@ func validResult(raw []byte) gjson.Result {
 }
 
 // stringBody is the body of a valid JSON string (without its quotes), unescaped: the body
-// itself, shared, when it has no escape.
-func stringBody(body []byte) string {
+// itself, shared, when it has no escape; else unescaped into alloc's memory (when it is not
+// nil: its unused end is the caller's loss, at most the escapes' share of the body).
+func stringBody(body []byte, alloc func(n int) []byte) string {
 	if bytes.IndexByte(body, '\\') < 0 {
 		return UnsafeString(body)
+	}
+	if alloc != nil {
+		return UnsafeString(AppendUnescaped(alloc(len(body))[:0], body)) // never grows: unescaping shortens
 	}
 	b := AppendUnescaped(make([]byte, 0, len(body)), body)
 	if cap(b)-len(b) > len(b)/4 {
@@ -276,8 +305,8 @@ func (f *Fields) fail(key string, want string, v gjson.Result) {
 func (f *Fields) Str(key string, v gjson.Result) string {
 	switch v.Type {
 	case gjson.String:
-		if f.mode&detachStrings != 0 {
-			return detached(v)
+		if f.mode.flags&detachStrings != 0 {
+			return detached(v, f.mode.alloc)
 		}
 		return v.Str
 	case gjson.Null:
@@ -430,7 +459,7 @@ func ParseEvent(line []byte) (Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := decodeVariant(v, "event", "type", "type", planned().events, 0)
+	e, err := decodeVariant(v, "event", "type", "type", planned().events, decodeMode{})
 	event, _ := e.(Event)
 	return event, err
 }

@@ -331,6 +331,20 @@ func TestDecodeMessageDetached(t *testing.T) {
 		shared, err3 := DecodeMessage([]byte(m.Raw), false)
 		buf := []byte(m.Raw)
 		got, err2 := DecodeMessage(buf, true)
+		// Into memory of the caller's: a region as large as the input, handed out in order.
+		region, used := make([]byte, len(m.Raw)), 0
+		alloc := func(n int) []byte {
+			if used+n > len(region) {
+				t.Fatalf("%s: DecodeMessageInto asked for more than the input's %d bytes", name, len(m.Raw))
+			}
+			used += n
+			return region[used-n : used : used]
+		}
+		buf2 := []byte(m.Raw)
+		into, err4 := DecodeMessageInto(buf2, alloc)
+		if err4 != nil && (err == nil || err4.Error() != err.Error()) || err4 == nil && err != nil {
+			t.Fatalf("%s: ParseMessage %v, DecodeMessageInto %v", name, err, err4)
+		}
 		if err != nil || err2 != nil || err3 != nil {
 			if err == nil || err2 == nil || err3 == nil || err2.Error() != err.Error() || err3.Error() != err.Error() ||
 				strings.HasPrefix(name, "synthetic") {
@@ -339,9 +353,12 @@ func TestDecodeMessageDetached(t *testing.T) {
 			continue
 		}
 		for j := range buf {
-			buf[j] = 'z'
+			buf[j], buf2[j] = 'z', 'z'
 		}
 		w := want.AppendJSON(nil)
+		if g := into.AppendJSON(nil); !bytes.Equal(g, w) {
+			t.Fatalf("%s: decoded into the caller's memory\n%s\nwant\n%s", name, g, w)
+		}
 		if g := got.AppendJSON(nil); !bytes.Equal(g, w) {
 			t.Fatalf("%s: decoded\n%s\nwant\n%s", name, g, w)
 		}
@@ -369,5 +386,6 @@ func TestDecodeMessageInvalidInput(t *testing.T) {
 	for n := range len(whole) {
 		DecodeMessage([]byte(whole[:n]), true)
 		DecodeMessage([]byte(whole[:n]+`"`), false)
+		DecodeMessageInto([]byte(whole[:n]), func(n int) []byte { return make([]byte, n) })
 	}
 }

@@ -272,14 +272,14 @@ func TestOneDeclarationDescribesEncodesDecodesAndSpecifies(t *testing.T) {
 	if empty := p.encode(nil, unsafe.Pointer(&probe{})); string(empty) != `{"name":"","ratio":0,"labels":[],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0},"blocks":[],"mode":""}` {
 		t.Errorf("empty value encoded %s", empty)
 	}
-	back, err := p.decodeNew(objectMembers(gjson.ParseBytes(enc), nil, 0), 0)
+	back, err := p.decodeNew(objectMembers(gjson.ParseBytes(enc), nil, decodeMode{}), decodeMode{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(back, &v) {
 		t.Errorf("decoded %#v, want %#v", back, &v)
 	}
-	if _, err := p.decodeNew(objectMembers(gjson.Parse(`{"cost":{"total":"x"}}`), nil, 0), 0); err == nil || err.Error() != `codec: probe: field "cost.total": expected number, got string` {
+	if _, err := p.decodeNew(objectMembers(gjson.Parse(`{"cost":{"total":"x"}}`), nil, decodeMode{}), decodeMode{}); err == nil || err.Error() != `codec: probe: field "cost.total": expected number, got string` {
 		t.Errorf("error %v", err)
 	}
 

@@ -3,6 +3,11 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/basecontext/base-context/codec"
 )
 
 // Loading a session to continue it (Resume) reads the file twice, keeping only what the
@@ -39,37 +44,77 @@ func (l *Loaded) readContext(path string, src *fileLines) error {
 	return l.decodeMessages(path, src, keep)
 }
 
-// decodeMessages decodes the message of each message entry in file order, keeping those
-// in keep; the first that is invalid is the error, naming its line. A kept message without
-// escapes is read into an arena, and its strings share it; any other is read into the one
-// buffer, and a kept one's strings are copied out of it, unescaped (so that the escaped
-// text is not kept beside them).
+// decodeMessages decodes the message of each message entry, keeping those in keep; the
+// first that is invalid, in file order, is the error, naming its line. The messages are
+// independent of one another, so they are decoded on all CPUs, each worker a contiguous
+// run of them (of about equal bytes) with its own buffer and arena.
 func (l *Loaded) decodeMessages(path string, src *fileLines, keep map[*Entry]bool) error {
+	var msgs []*Entry
 	total := 0
-	for e, k := range keep {
-		if n := e.msgEnd - e.msgStart; k && !e.escaped && inArena(n) {
-			total += n
+	for i := range l.Entries {
+		if e := &l.Entries[i]; e.Type == TypeMessage {
+			msgs = append(msgs, e)
+			total += e.msgEnd - e.msgStart
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 8, total/(4<<20)+1) // a small session: one
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	from, done := 0, 0
+	for w := range workers {
+		to := from
+		for to < len(msgs) && (w == workers-1 || done < total*(w+1)/workers) {
+			done += msgs[to].msgEnd - msgs[to].msgStart
+			to++
+		}
+		run := msgs[from:to]
+		from = to
+		wg.Go(func() { errs[w] = decodeRun(path, src.f, run, keep) })
+	}
+	wg.Wait()
+	for _, err := range errs { // the runs are in file order
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeRun decodes the messages of run, in order, stopping at the first invalid one. A
+// kept message without escapes is read into an arena, and its strings share it; any other
+// is read into one buffer, and a kept one's strings are copied out of it, unescaped, into
+// the arena (so that the escaped text is not kept beside them).
+func decodeRun(path string, f io.ReaderAt, run []*Entry, keep map[*Entry]bool) error {
+	total := 0
+	for _, e := range run {
+		if n := e.msgEnd - e.msgStart; keep[e] && inArena(n) {
+			total += n // the most its strings take, escaped or not
 		}
 	}
 	a := newArena(total)
-	for i := range l.Entries {
-		e := &l.Entries[i]
-		if e.Type != TypeMessage {
-			continue
-		}
+	var buf []byte
+	for _, e := range run {
 		n, off := e.msgEnd-e.msgStart, e.off+int64(e.msgStart)
-		var raw []byte
-		var err error
 		own := keep[e] && !e.escaped
+		var raw []byte
 		if own {
-			raw, err = src.read(a.alloc(n), off)
+			raw = a.alloc(n)
 		} else {
-			raw, err = src.at(off, n)
+			if cap(buf) < n {
+				buf = make([]byte, n)
+			}
+			raw = buf[:n]
 		}
-		if err != nil {
+		if _, err := f.ReadAt(raw, off); err != nil {
 			return fmt.Errorf("session: %w", err)
 		}
-		m, err := entryMessage(raw, keep[e] && !own)
+		var m codec.Message
+		var err error
+		if keep[e] && !own {
+			m, err = codec.DecodeMessageInto(raw, a.alloc)
+		} else {
+			m, err = entryMessage(raw, false)
+		}
 		if err != nil {
 			return (&lineError{e.Line, err.Error()}).err(path)
 		}

@@ -55,6 +55,7 @@ func BenchmarkResumeLong(b *testing.B) {
 	for _, c := range []struct{ name, pad string }{
 		{"plain", strings.Repeat("x", 26000)},
 		{"escapes", strings.Repeat(`line of output \"x\"\n`, 1300)[:26000]},
+		{"code", strings.Repeat(`\tif err := load(path); err != nil {\n\t\treturn fmt.Errorf(\"loading %s: %w\", path, err)\n\t}\n`, 400)[:26000]},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			path := longSession(b, b.TempDir(), 4000, c.pad)
