@@ -30,21 +30,16 @@ func ParseMessage(raw []byte) (Message, error) {
 
 // DecodeMessage decodes one encoded message that a validator has accepted (Valid, or
 // CheckObject on the line around it) without validating it again. Its strings share raw's
-// memory, which must then stay as it is, unless detach is set: then the message shares
-// nothing with raw, which the caller may reuse (a session's loader decodes its lines so,
-// from one buffer).
-func DecodeMessage(raw []byte, detach bool) (Message, error) {
-	mode := decodeMode{flags: validInput}
-	if detach {
-		mode.flags |= detachStrings
-	}
-	return decodeValidMessage(raw, mode)
+// memory, which must then stay as it is.
+func DecodeMessage(raw []byte) (Message, error) {
+	return decodeValidMessage(raw, decodeMode{flags: validInput})
 }
 
-// DecodeMessageInto is DecodeMessage with detach, its strings copied (or unescaped) into
-// memory that alloc gives: alloc(n) returns n bytes nothing else uses, and the message's
-// strings take at most len(raw) bytes of it in all. A loader that keeps many messages lays
-// them in memory of its choosing (a session's, in large chunks).
+// DecodeMessageInto is DecodeMessage for a message that shares nothing with raw, which the
+// caller may reuse (a session's loader reads its lines into one buffer): its strings are
+// copied (or unescaped) into memory that alloc gives, or the heap's when alloc is nil.
+// alloc(n) returns n bytes nothing else uses; the strings take at most len(raw) bytes of it
+// in all, so a loader that keeps many messages lays them in memory of its choosing.
 func DecodeMessageInto(raw []byte, alloc func(n int) []byte) (Message, error) {
 	return decodeValidMessage(raw, decodeMode{flags: validInput | detachStrings, alloc: alloc})
 }

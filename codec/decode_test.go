@@ -328,9 +328,9 @@ func TestDecodeMessageDetached(t *testing.T) {
 			continue
 		}
 		want, err := ParseMessage([]byte(m.Raw))
-		shared, err3 := DecodeMessage([]byte(m.Raw), false)
+		shared, err3 := DecodeMessage([]byte(m.Raw))
 		buf := []byte(m.Raw)
-		got, err2 := DecodeMessage(buf, true)
+		got, err2 := DecodeMessageInto(buf, nil)
 		// Into memory of the caller's: a region as large as the input, handed out in order.
 		region, used := make([]byte, len(m.Raw)), 0
 		alloc := func(n int) []byte {
@@ -372,7 +372,7 @@ func TestDecodeMessageDetached(t *testing.T) {
 	}
 	for _, bad := range []string{`{"role":"robot"}`, `{"role":"user","content":[1]}`, `{"role":"user","content":"a","timestamp":"1"}`} {
 		_, want := ParseMessage([]byte(bad))
-		if _, err := DecodeMessage([]byte(bad), true); err == nil || want == nil || err.Error() != want.Error() {
+		if _, err := DecodeMessageInto([]byte(bad), nil); err == nil || want == nil || err.Error() != want.Error() {
 			t.Errorf("%s: DecodeMessage %v, ParseMessage %v", bad, err, want)
 		}
 	}
@@ -384,8 +384,8 @@ func TestDecodeMessageDetached(t *testing.T) {
 func TestDecodeMessageInvalidInput(t *testing.T) {
 	whole := `{"role":"user","content":[{"type":"text","text":"a\"b"}],"timestamp":1}`
 	for n := range len(whole) {
-		DecodeMessage([]byte(whole[:n]), true)
-		DecodeMessage([]byte(whole[:n]+`"`), false)
+		DecodeMessageInto([]byte(whole[:n]), nil)
+		DecodeMessage([]byte(whole[:n] + `"`))
 		DecodeMessageInto([]byte(whole[:n]), func(n int) []byte { return make([]byte, n) })
 	}
 }

@@ -17,7 +17,7 @@ import (
 // ReadAt, the message of every message entry, in file order: each is decoded, so that an
 // invalid one is the same error as for Read, but kept only when the context holds it (from
 // the compaction's first kept entry on). Memory is the context's messages, the entries'
-// fields and a buffer of the longest line.
+// fields and, per worker of the second pass, a buffer of its longest line.
 
 // readContext fills in, after scan and link, what Context, ContextEntryIDs and Undelivered
 // read: the messages of the context, the line of the latest compaction on the chain and
@@ -36,6 +36,7 @@ func (l *Loaded) readContext(path string, src *fileLines) error {
 			return err
 		}
 	}
+	src.long = nil // each worker of decodeMessages has a buffer of its own
 	_, from := l.start()
 	keep := make(map[*Entry]bool, len(l.Chain)-from)
 	for _, e := range l.Chain[from:] {
@@ -113,7 +114,7 @@ func decodeRun(path string, f io.ReaderAt, run []*Entry, keep map[*Entry]bool) e
 		if keep[e] && !own {
 			m, err = codec.DecodeMessageInto(raw, a.alloc)
 		} else {
-			m, err = entryMessage(raw, false)
+			m, err = entryMessage(raw)
 		}
 		if err != nil {
 			return (&lineError{e.Line, err.Error()}).err(path)

@@ -258,7 +258,7 @@ func scan(path string, src lines, decode bool) (l *Loaded, bad *lineError, err e
 		if err != nil {
 			return nil, nil, fmt.Errorf("session: %w", err)
 		}
-		if _, err := entryMessage(line[e.msgStart:e.msgEnd], false); err != nil {
+		if _, err := entryMessage(line[e.msgStart:e.msgEnd]); err != nil {
 			bad = &lineError{e.Line, err.Error()}
 			if l.missingLF {
 				bad.msg = "incomplete line: " + bad.msg
@@ -342,7 +342,7 @@ func parseEntry(line []byte, decode bool) (Entry, error) {
 		}
 		e.msgStart, e.msgEnd = msg.ValStart, msg.ValEnd
 		if decode {
-			m, err := entryMessage(line[msg.ValStart:msg.ValEnd], false)
+			m, err := entryMessage(line[msg.ValStart:msg.ValEnd])
 			if err != nil {
 				return e, err
 			}
@@ -355,9 +355,9 @@ func parseEntry(line []byte, decode bool) (Entry, error) {
 }
 
 // entryMessage decodes the message of a message entry whose line parseEntry accepted; its
-// strings share raw's memory unless detach is set.
-func entryMessage(raw []byte, detach bool) (codec.Message, error) {
-	return codec.DecodeMessage(raw, detach)
+// strings share raw's memory.
+func entryMessage(raw []byte) (codec.Message, error) {
+	return codec.DecodeMessage(raw)
 }
 
 // detach copies the entry's strings out of its line, which it forgets.
